@@ -1,0 +1,1 @@
+"""The bpy side of Loopsmith's data path: actions <-> numpy clips."""

@@ -1,0 +1,308 @@
+"""Read an armature's action into a :class:`Clip`, and write a clip as a new action.
+
+I/O is bulk: keys are read with ``foreach_get`` and written with ``add`` +
+``foreach_set`` + ``update``. A curve keyed on every frame of the range is
+taken as stored; only sparse or modified curves are evaluated per frame.
+"""
+
+import bpy
+import numpy as np
+
+from ..core import quat, rotation_modes
+from ..core.clip import Clip
+from ..core.errors import ClipError
+from . import action_api
+
+_INTERPOLATION_CODES = {item.identifier: item.value for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items}
+_ROTATION_PROPERTY = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
+
+
+def rotation_property(mode):
+    """The pose-bone property a rotation mode animates."""
+    return _ROTATION_PROPERTY.get(mode, "rotation_euler")
+
+
+def bone_path(bone_name, prop):
+    """F-curve data path of a pose-bone property."""
+    return f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].{prop}'
+
+
+def scene_fps(scene):
+    """Frames per second of a scene (``fps / fps_base``)."""
+    return scene.render.fps / scene.render.fps_base
+
+
+def require_action(obj):
+    """The armature object's action; ClipError if there is none."""
+    if obj is None:
+        raise ClipError("no active object: select an armature")
+    if obj.type != "ARMATURE":
+        raise ClipError(f"'{obj.name}' is not an armature")
+    action = obj.animation_data.action if obj.animation_data else None
+    if action is None:
+        raise ClipError(f"armature '{obj.name}' has no action")
+    return action
+
+
+def _key_coordinates(fcurve):
+    count = len(fcurve.keyframe_points)
+    co = np.empty(2 * count, dtype=np.float32)
+    fcurve.keyframe_points.foreach_get("co", co)
+    return co[0::2], co[1::2]
+
+
+def _has_active_modifiers(fcurve):
+    return any(not modifier.mute for modifier in fcurve.modifiers)
+
+
+class _ActionCurves:
+    """The object's curves in an action, with their keys read once."""
+
+    def __init__(self, action, obj):
+        self.curves = {}
+        self.keys = {}
+        for fcurve in action_api.fcurves_of(action, obj):
+            if fcurve.mute or not len(fcurve.keyframe_points):
+                continue
+            key = (fcurve.data_path, fcurve.array_index)
+            self.curves[key] = fcurve
+            self.keys[key] = _key_coordinates(fcurve)
+        if not self.curves:
+            raise ClipError(f"action '{action.name}' has no keys for '{obj.name}'")
+
+    def key_extent(self):
+        """First and last keyed frame over curves that do not repeat by modifiers."""
+        bounded = [self.keys[key][0] for key, fc in self.curves.items() if not _has_active_modifiers(fc)]
+        if not bounded:
+            return -np.inf, np.inf
+        return min(float(k[0]) for k in bounded), max(float(k[-1]) for k in bounded)
+
+    def sample(self, key, frames):
+        """Values ``(F,)`` of a curve at integer ``frames``, or None if the curve is absent."""
+        fcurve = self.curves.get(key)
+        if fcurve is None:
+            return None
+        key_frames, key_values = self.keys[key]
+        first = int(np.searchsorted(key_frames, frames[0]))
+        stored = key_frames[first:first + len(frames)]
+        if len(stored) == len(frames) and np.array_equal(stored, frames) and not _has_active_modifiers(fcurve):
+            values = key_values[first:first + len(frames)].astype(float)
+        else:
+            # Sparse curves (hand keys, modifiers): Blender evaluates them for us.
+            values = np.array([fcurve.evaluate(frame) for frame in frames])
+        if not np.all(np.isfinite(values)):
+            bad = frames[~np.isfinite(values)][0]
+            raise ClipError(f"curve {key[0]}[{key[1]}] has a NaN or infinite value at frame {bad:g}")
+        return values
+
+
+def resolve_range(action, frame_start=None, frame_end=None):
+    """Integer frame range, defaulting to the action's own frame range."""
+    default_start, default_end = action.frame_range
+    start = int(round(default_start if frame_start is None else frame_start))
+    end = int(round(default_end if frame_end is None else frame_end))
+    if end <= start:
+        raise ClipError(f"frame range {start}-{end} has fewer than two frames")
+    return start, end
+
+
+def bones_parents_first(armature):
+    """Bones of an armature data-block ordered so every parent precedes its children."""
+    bones = list(armature.bones)
+    depth = {bone.name: len(bone.parent_recursive) for bone in bones}
+    return sorted(bones, key=lambda bone: depth[bone.name])
+
+
+def read_clip(obj, frame_start=None, frame_end=None, fps=None):
+    """Read an armature object's action into a Clip over a frame range.
+
+    frame_start, frame_end: inclusive integer frames; default the action's
+    frame range. fps: default the scene's. Raises ClipError on bad input
+    (no armature, no action, a range under two frames or outside the keys,
+    NaN or infinite values); nothing is modified.
+    """
+    action = require_action(obj)
+    start, end = resolve_range(action, frame_start, frame_end)
+    curves = _ActionCurves(action, obj)
+    key_first, key_last = curves.key_extent()
+    if start < key_first or end > key_last:
+        raise ClipError(f"frames {start}-{end} lie outside the keys of '{action.name}' ({key_first:g}-{key_last:g})")
+
+    frames = np.arange(start, end + 1, dtype=np.float32)
+    bones = bones_parents_first(obj.data)
+    names = tuple(bone.name for bone in bones)
+    pose_bones = [obj.pose.bones[name] for name in names]
+    count, num_frames = len(names), len(frames)
+
+    rest = np.array([np.array(bone.matrix_local) for bone in bones]).reshape(count, 4, 4)
+    parents = np.array([names.index(bone.parent.name) if bone.parent else -1 for bone in bones])
+    modes = tuple(pb.rotation_mode for pb in pose_bones)
+
+    location = np.empty((num_frames, count, 3))
+    scale = np.empty((num_frames, count, 3))
+    animated_location = np.zeros((count, 3), dtype=bool)
+    animated_scale = np.zeros((count, 3), dtype=bool)
+    animated_rotation = np.zeros(count, dtype=bool)
+    components = {mode: [] for mode in set(modes)}
+    for b, (name, pb) in enumerate(zip(names, pose_bones)):
+        for prop, array, animated in (("location", location, animated_location), ("scale", scale, animated_scale)):
+            path = bone_path(name, prop)
+            static = getattr(pb, prop)
+            for axis in range(3):
+                values = curves.sample((path, axis), frames)
+                animated[b, axis] = values is not None
+                array[:, b, axis] = static[axis] if values is None else values
+        prop = rotation_property(pb.rotation_mode)
+        path = bone_path(name, prop)
+        static = tuple(getattr(pb, prop))
+        channels = [curves.sample((path, axis), frames) for axis in range(len(static))]
+        animated_rotation[b] = any(values is not None for values in channels)
+        components[pb.rotation_mode].append(
+            np.stack([np.full(num_frames, static[axis]) if values is None else values for axis, values in enumerate(channels)], axis=-1)
+        )
+
+    rotation = np.empty((num_frames, count, 4))
+    for mode, stacks in components.items():
+        members = [b for b in range(count) if modes[b] == mode]
+        rotation[:, members] = rotation_modes.to_quat(np.stack(stacks, axis=1), mode)
+
+    return Clip(
+        fps=float(fps if fps is not None else scene_fps(bpy.context.scene)),
+        frames=frames.astype(float),
+        bone_names=names,
+        parents=parents,
+        rest=rest,
+        location=location,
+        rotation=quat.unroll(rotation),
+        scale=scale,
+        rotation_modes=modes,
+        animated_location=animated_location,
+        animated_rotation=animated_rotation,
+        animated_scale=animated_scale,
+    ).validate()
+
+
+def _source_value(curves, key, frame, fallback):
+    values = curves.sample(key, np.array([frame], dtype=np.float32)) if curves else None
+    return fallback if values is None else values[0]
+
+
+def _rotation_components(obj, clip, source_curves):
+    """Per-bone F-curve components ``[(F, n)]`` in each bone's own rotation mode."""
+    per_bone = [None] * clip.num_bones
+    for mode in set(clip.rotation_modes):
+        members = [b for b, m in enumerate(clip.rotation_modes) if m == mode]
+        prop = rotation_property(mode)
+        reference = None
+        if mode != "AXIS_ANGLE":
+            # Keep the source's winding (Euler) or sign (quaternion) on frame one.
+            reference = np.array([
+                [
+                    _source_value(source_curves, (bone_path(clip.bone_names[b], prop), axis), clip.frames[0], getattr(obj.pose.bones[clip.bone_names[b]], prop)[axis])
+                    for axis in range(rotation_modes.COMPONENTS[mode])
+                ]
+                for b in members
+            ])
+        values = rotation_modes.from_quat(clip.rotation[:, members], mode, reference)
+        for column, b in enumerate(members):
+            per_bone[b] = values[:, column]
+    return per_bone
+
+
+def _channel_curves(obj, clip, source_curves):
+    """(data path, index, group, values) for every animated channel of the clip."""
+    rotations = _rotation_components(obj, clip, source_curves)
+    for b, name in enumerate(clip.bone_names):
+        for axis in np.flatnonzero(clip.animated_location[b]):
+            yield bone_path(name, "location"), int(axis), name, clip.location[:, b, axis]
+        if clip.animated_rotation[b]:
+            prop = rotation_property(clip.rotation_modes[b])
+            for axis in range(rotations[b].shape[1]):
+                yield bone_path(name, prop), axis, name, rotations[b][:, axis]
+        for axis in np.flatnonzero(clip.animated_scale[b]):
+            yield bone_path(name, "scale"), int(axis), name, clip.scale[:, b, axis]
+
+
+def _fill_keys(fcurve, co, interpolation):
+    points = fcurve.keyframe_points
+    points.add(len(co) // 2)
+    points.foreach_set("co", co)
+    if interpolation is not None:
+        points.foreach_set("interpolation", np.full(len(co) // 2, interpolation, dtype=np.int32))
+    fcurve.update()
+
+
+_KEY_FIELDS = (("co", 2, np.float32), ("handle_left", 2, np.float32), ("handle_right", 2, np.float32),
+               ("interpolation", 1, np.int32), ("handle_left_type", 1, np.int32), ("handle_right_type", 1, np.int32))
+
+
+def _copy_trimmed(source, target, start, end):
+    """Copy a curve's keys inside [start, end], adding evaluated keys at the bounds."""
+    count = len(source.keyframe_points)
+    fields = {}
+    for name, width, dtype in _KEY_FIELDS:
+        buffer = np.empty(count * width, dtype=dtype)
+        source.keyframe_points.foreach_get(name, buffer)
+        fields[name] = buffer.reshape(count, width)
+    key_frames = fields["co"][:, 0]
+    inside = (key_frames >= start) & (key_frames <= end)
+    bounds = [frame for frame in (start, end) if not np.any(key_frames == frame)]
+    total = int(inside.sum()) + len(bounds)
+    points = target.keyframe_points
+    points.add(total)
+    for name, width, dtype in _KEY_FIELDS:
+        kept = fields[name][inside]
+        if bounds:
+            if name in ("co", "handle_left", "handle_right"):
+                extra = np.array([[frame, source.evaluate(frame)] for frame in bounds], dtype=dtype)
+            else:
+                extra = np.repeat(fields[name][:1], len(bounds), axis=0)
+            kept = np.concatenate([kept, extra])
+        order = np.argsort(np.concatenate([key_frames[inside], bounds]), kind="stable")
+        points.foreach_set(name, kept[order].ravel())
+    target.extrapolation = source.extrapolation
+    target.update()
+
+
+def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=False):
+    """Write a clip to a new action assigned to ``obj``; returns the action.
+
+    One key per frame on every channel the clip marks animated, rotations in
+    each bone's own mode (Euler kept continuous). ``source_action``: the
+    action the clip came from; its interpolation, Euler winding and its other
+    curves (custom properties, non-bone paths), trimmed to the clip's frames,
+    are carried over. It is never modified. ``frame_range``: set the action's
+    manual frame range to the clip; ``cyclic``: also mark it cyclic.
+    On any failure the half-built action is removed and nothing changes.
+    """
+    if obj.library is not None:
+        raise ClipError(f"'{obj.name}' is linked from a library and cannot take a new action")
+    clip.validate()
+    source_curves = _ActionCurves(source_action, obj) if source_action is not None else None
+    action = bpy.data.actions.new(name)
+    try:
+        sink = action_api.CurveSink(action, obj)
+        co = np.empty(2 * clip.num_frames, dtype=np.float32)
+        co[0::2] = clip.frames
+        written = set()
+        for path, index, group, values in _channel_curves(obj, clip, source_curves):
+            co[1::2] = values
+            source = source_curves.curves.get((path, index)) if source_curves else None
+            interpolation = _INTERPOLATION_CODES[source.keyframe_points[0].interpolation] if source is not None else None
+            _fill_keys(sink.new_fcurve(path, index, group), co, interpolation)
+            written.add((path, index))
+        if source_curves is not None:
+            start, end = float(clip.frames[0]), float(clip.frames[-1])
+            for key, source in source_curves.curves.items():
+                if key not in written:
+                    group = source.group.name if source.group else None
+                    _copy_trimmed(source, sink.new_fcurve(key[0], key[1], group), start, end)
+        if frame_range or cyclic:
+            action.use_frame_range = True
+            action.frame_start, action.frame_end = clip.frames[0], clip.frames[-1]
+            action.use_cyclic = cyclic
+        action_api.assign_action(obj, action, sink.slot)
+    except Exception:
+        bpy.data.actions.remove(action)
+        raise
+    return action

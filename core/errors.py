@@ -1,0 +1,13 @@
+"""Loopsmith's own exceptions: domain errors that operators turn into reports."""
+
+
+class LoopsmithError(Exception):
+    """Base class of every error Loopsmith reports to the user instead of a traceback."""
+
+
+class ClipError(LoopsmithError):
+    """The animation cannot be read or written as a clip (no action, bad range, NaN...)."""
+
+
+class LoopError(LoopsmithError):
+    """A loop cannot be made or found with the given range or parameters."""

@@ -1,0 +1,189 @@
+"""Quaternion helpers on w-first ``(..., 4)`` float arrays.
+
+Every function is vectorized: leading axes are frames, bones or anything else,
+and broadcast as numpy does. Angles are radians; angular velocities are
+radians per second. Rotation vectors ("scaled angle-axis") are the axis times
+the full rotation angle, the space in which rotation offsets are added.
+"""
+
+import numpy as np
+
+_EPS = 1e-12
+
+
+def identity(shape=()):
+    """Identity quaternions of the given leading shape, ``shape + (4,)``."""
+    q = np.zeros(tuple(shape) + (4,))
+    q[..., 0] = 1.0
+    return q
+
+
+def normalize(q):
+    """Unit quaternions; a zero quaternion becomes the identity."""
+    q = np.asarray(q, dtype=float)
+    norm = np.linalg.norm(q, axis=-1, keepdims=True)
+    safe = np.where(norm > _EPS, q / np.maximum(norm, _EPS), identity(q.shape[:-1]))
+    return safe
+
+
+def multiply(a, b):
+    """Hamilton product ``a * b`` (apply ``b`` first, then ``a``)."""
+    aw, ax, ay, az = np.moveaxis(np.asarray(a, dtype=float), -1, 0)
+    bw, bx, by, bz = np.moveaxis(np.asarray(b, dtype=float), -1, 0)
+    return np.stack(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ],
+        axis=-1,
+    )
+
+
+def inverse(q):
+    """Inverse of unit quaternions (the conjugate)."""
+    q = np.asarray(q, dtype=float)
+    return q * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def hemisphere(q):
+    """The same rotations with ``w >= 0`` (the shortest-path representative)."""
+    q = np.asarray(q, dtype=float)
+    return np.where(q[..., :1] < 0.0, -q, q)
+
+
+def rotate(q, v):
+    """Rotate vectors ``v (..., 3)`` by unit quaternions ``q (..., 4)``."""
+    q = np.asarray(q, dtype=float)
+    v = np.asarray(v, dtype=float)
+    w = q[..., :1]
+    u = q[..., 1:]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def log(q):
+    """Quaternion logarithm of unit quaternions: axis times half the angle, ``(..., 3)``."""
+    q = np.asarray(q, dtype=float)
+    vec = q[..., 1:]
+    sin_half = np.linalg.norm(vec, axis=-1, keepdims=True)
+    half = np.arctan2(sin_half, q[..., :1])
+    # half/sin(half) -> 1 as the angle vanishes; the series keeps it exact.
+    scale = np.where(sin_half > 1e-8, half / np.maximum(sin_half, 1e-300), 1.0 + sin_half**2 / 6.0)
+    return vec * scale
+
+
+def exp(v):
+    """Quaternion exponential of ``v (..., 3)`` (axis times half angle): unit quaternions."""
+    v = np.asarray(v, dtype=float)
+    half = np.linalg.norm(v, axis=-1, keepdims=True)
+    sinc = np.where(half > 1e-8, np.sin(half) / np.maximum(half, 1e-300), 1.0 - half**2 / 6.0)
+    return np.concatenate([np.cos(half), v * sinc], axis=-1)
+
+
+def to_rotation_vector(q):
+    """Scaled angle-axis ``(..., 3)`` in radians of the shortest rotation equal to ``q``."""
+    return 2.0 * log(hemisphere(q))
+
+
+def from_rotation_vector(v):
+    """Unit quaternions from scaled angle-axis vectors ``(..., 3)`` in radians."""
+    return exp(0.5 * np.asarray(v, dtype=float))
+
+
+def from_axis_angle(axis, angle):
+    """Unit quaternions rotating ``angle`` radians about ``axis (..., 3)``."""
+    axis = np.asarray(axis, dtype=float)
+    norm = np.linalg.norm(axis, axis=-1, keepdims=True)
+    unit = np.where(norm > _EPS, axis / np.maximum(norm, _EPS), np.array([0.0, 1.0, 0.0]))
+    half = 0.5 * np.asarray(angle, dtype=float)[..., None]
+    return np.concatenate([np.cos(half), np.sin(half) * unit], axis=-1)
+
+
+def dot(a, b):
+    """4D dot product, ``(...)``."""
+    return np.sum(np.asarray(a) * np.asarray(b), axis=-1)
+
+
+def nlerp(a, b, t):
+    """Normalized linear interpolation along the shorter arc; ``t`` broadcasts to ``(...)``."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    b = np.where(dot(a, b)[..., None] < 0.0, -b, b)
+    t = np.asarray(t, dtype=float)[..., None]
+    return normalize((1.0 - t) * a + t * b)
+
+
+def slerp(a, b, t):
+    """Spherical linear interpolation along the shorter arc; ``t`` broadcasts to ``(...)``."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    t = np.asarray(t, dtype=float)
+    delta = to_rotation_vector(multiply(b, inverse(a)))
+    return normalize(multiply(from_rotation_vector(delta * t[..., None]), a))
+
+
+def angular_velocity(q, dt):
+    """World-frame angular velocity between consecutive samples along axis 0.
+
+    ``q`` is ``(F, ..., 4)``, ``dt`` seconds per frame; returns ``(F-1, ..., 3)``
+    in radians per second: the rotation taking ``q[i]`` to ``q[i+1]``, divided by dt.
+    """
+    q = np.asarray(q, dtype=float)
+    return to_rotation_vector(multiply(q[1:], inverse(q[:-1]))) / dt
+
+
+def unroll(q, reference=None):
+    """Sign-continuous quaternions along axis 0 (no 180-degree flips between frames).
+
+    Each sample keeps the sign that makes its dot product with the previous
+    sample non-negative; ``reference (..., 4)`` optionally fixes the sign of the
+    first sample. Vectorized: the flips are a cumulative product of signs.
+    """
+    q = np.asarray(q, dtype=float)
+    if q.shape[0] == 0:
+        return q.copy()
+    steps = np.where(dot(q[1:], q[:-1]) < 0.0, -1.0, 1.0)
+    first = np.ones(q.shape[1:-1])
+    if reference is not None:
+        first = np.where(dot(q[0], reference) < 0.0, -1.0, 1.0)
+    signs = np.cumprod(np.concatenate([first[None], steps], axis=0), axis=0)
+    return q * signs[..., None]
+
+
+def to_matrix(q):
+    """Rotation matrices ``(..., 3, 3)`` of unit quaternions."""
+    w, x, y, z = np.moveaxis(normalize(q), -1, 0)
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=-1),
+            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
+            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1),
+        ],
+        axis=-2,
+    )
+
+
+def from_matrix(m):
+    """Unit quaternions (``w >= 0``) of rotation matrices ``(..., 3, 3)``.
+
+    Columns are normalized first, so matrices carrying a positive scale work.
+    Uses the numerically best of the four Shepperd branches per element.
+    """
+    m = np.asarray(m, dtype=float)
+    m = m / np.maximum(np.linalg.norm(m, axis=-2, keepdims=True), _EPS)
+    m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
+    candidates = np.stack(
+        [
+            np.stack([1 + m00 + m11 + m22, m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0], m[..., 1, 0] - m[..., 0, 1]], -1),
+            np.stack([m[..., 2, 1] - m[..., 1, 2], 1 + m00 - m11 - m22, m[..., 0, 1] + m[..., 1, 0], m[..., 0, 2] + m[..., 2, 0]], -1),
+            np.stack([m[..., 0, 2] - m[..., 2, 0], m[..., 0, 1] + m[..., 1, 0], 1 - m00 + m11 - m22, m[..., 1, 2] + m[..., 2, 1]], -1),
+            np.stack([m[..., 1, 0] - m[..., 0, 1], m[..., 0, 2] + m[..., 2, 0], m[..., 1, 2] + m[..., 2, 1], 1 - m00 - m11 + m22], -1),
+        ],
+        axis=-2,
+    )
+    diagonal = np.stack([m00 + m11 + m22, m00, m11, m22], axis=-1)
+    best = np.argmax(diagonal, axis=-1)
+    q = np.take_along_axis(candidates, best[..., None, None], axis=-2)[..., 0, :]
+    return hemisphere(normalize(q))

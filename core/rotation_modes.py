@@ -1,0 +1,144 @@
+"""Conversions between Blender's rotation modes and w-first unit quaternions.
+
+Blender stores a bone's rotation as ``rotation_quaternion`` (w, x, y, z),
+``rotation_euler`` (x, y, z angles in radians, applied in the order its mode
+names: mode ``'XYZ'`` rotates about X first, so the matrix is Rz @ Ry @ Rx),
+or ``rotation_axis_angle`` (angle in radians, then the axis x, y, z).
+Arrays have frames on axis 0; any further leading axes (bones) broadcast.
+"""
+
+import numpy as np
+
+from . import quat
+
+EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+ROTATION_MODES = ("QUATERNION", "AXIS_ANGLE") + EULER_ORDERS
+
+#: Number of F-curve components each rotation mode stores.
+COMPONENTS = {"QUATERNION": 4, "AXIS_ANGLE": 4, **{order: 3 for order in EULER_ORDERS}}
+
+_AXES = {"X": 0, "Y": 1, "Z": 2}
+_TWO_PI = 2.0 * np.pi
+
+
+def _axis_quaternion(axis, angle):
+    q = np.zeros(np.shape(angle) + (4,))
+    q[..., 0] = np.cos(0.5 * angle)
+    q[..., 1 + axis] = np.sin(0.5 * angle)
+    return q
+
+
+def euler_to_quat(euler, order):
+    """Unit quaternions from Euler angles ``(..., 3)`` (x, y, z radians) in ``order``."""
+    euler = np.asarray(euler, dtype=float)
+    q = None
+    for letter in order:
+        axis = _AXES[letter]
+        step = _axis_quaternion(axis, euler[..., axis])
+        q = step if q is None else quat.multiply(step, q)
+    return q
+
+
+def _wrap(angle):
+    return (angle + np.pi) % _TWO_PI - np.pi
+
+
+def _branch_distance(a, b):
+    return np.sum(np.abs(_wrap(a - b)), axis=-1)
+
+
+def _principal_euler(q, order):
+    """Euler angles with the middle angle in [-pi/2, pi/2]."""
+    i, j, k = (_AXES[letter] for letter in order)
+    # Even permutations of XYZ keep the sign pattern of the XYZ formulas.
+    parity = 1.0 if (j - i) % 3 == 1 else -1.0
+    m = quat.to_matrix(q)
+    sin_mid = np.clip(-parity * m[..., k, i], -1.0, 1.0)
+    cos_mid = np.hypot(m[..., k, j], m[..., k, k])
+    regular = cos_mid > 1e-6
+    first = np.where(regular, np.arctan2(parity * m[..., k, j], m[..., k, k]), np.arctan2(-parity * m[..., j, k], m[..., j, j]))
+    last = np.where(regular, np.arctan2(parity * m[..., j, i], m[..., i, i]), 0.0)
+    euler = np.empty(q.shape[:-1] + (3,))
+    euler[..., i] = first
+    euler[..., j] = np.arctan2(sin_mid, cos_mid)
+    euler[..., k] = last
+    return euler
+
+
+def _alternate_euler(euler, order):
+    """The other Euler triple of the same rotation: (a + pi, pi - b, c + pi)."""
+    i, j, k = (_AXES[letter] for letter in order)
+    alt = euler.copy()
+    alt[..., i] += np.pi
+    alt[..., j] = np.pi - euler[..., j]
+    alt[..., k] += np.pi
+    return alt
+
+
+def quat_to_euler(q, order, reference=None):
+    """Euler angles ``(F, ..., 3)`` continuous over frames (axis 0) from quaternions.
+
+    Of the two Euler triples of each rotation (and their 2*pi multiples), picks
+    the one nearest the previous frame's, so curves have no 360 or 180 degree
+    flips. ``reference (..., 3)``: Euler angles the first frame should be near,
+    typically the source curve's first value, so a round trip keeps the
+    animator's winding.
+    """
+    q = np.asarray(q, dtype=float)
+    principal = _principal_euler(q, order)
+    alternate = _alternate_euler(principal, order)
+    # Switching branch between frames is a toggle; the branch of each frame
+    # is the parity of the toggles before it (the relation is symmetric).
+    toggles = _branch_distance(alternate[1:], principal[:-1]) < _branch_distance(principal[1:], principal[:-1])
+    start = np.zeros(q.shape[1:-1], dtype=bool)
+    if reference is not None:
+        reference = np.asarray(reference, dtype=float)
+        start = _branch_distance(alternate[0], reference) < _branch_distance(principal[0], reference)
+    use_alternate = np.concatenate([start[None], toggles], axis=0)
+    use_alternate = np.cumsum(use_alternate, axis=0) % 2 == 1
+    euler = np.where(use_alternate[..., None], alternate, principal)
+    euler = np.unwrap(euler, axis=0)
+    anchor = reference if reference is not None else euler[0]
+    euler += _TWO_PI * np.round((anchor - euler[0]) / _TWO_PI)[None]
+    return euler
+
+
+def axis_angle_to_quat(axis_angle):
+    """Unit quaternions from Blender axis-angle ``(..., 4)``: (angle, x, y, z)."""
+    axis_angle = np.asarray(axis_angle, dtype=float)
+    return quat.from_axis_angle(axis_angle[..., 1:], axis_angle[..., 0])
+
+
+def quat_to_axis_angle(q):
+    """Blender axis-angle ``(F, ..., 4)`` (angle, x, y, z) from sign-continuous quaternions.
+
+    The angle lies in [0, 2*pi] with the axis kept from flipping between frames
+    (the sign of each frame's quaternion is followed, not forced to w >= 0).
+    """
+    q = quat.unroll(np.asarray(q, dtype=float))
+    sin_half = np.linalg.norm(q[..., 1:], axis=-1)
+    angle = 2.0 * np.arctan2(sin_half, q[..., 0])
+    axis = np.where(sin_half[..., None] > 1e-9, q[..., 1:] / np.maximum(sin_half, 1e-300)[..., None], np.array([0.0, 1.0, 0.0]))
+    return np.concatenate([angle[..., None], axis], axis=-1)
+
+
+def to_quat(values, mode):
+    """Quaternions from a rotation mode's F-curve components ``(..., COMPONENTS[mode])``."""
+    if mode == "QUATERNION":
+        return quat.normalize(values)
+    if mode == "AXIS_ANGLE":
+        return axis_angle_to_quat(values)
+    return euler_to_quat(values, mode)
+
+
+def from_quat(q, mode, reference=None):
+    """A rotation mode's F-curve components from quaternions over frames (axis 0).
+
+    ``reference``: the first frame's original components, which Euler output is
+    kept near (see :func:`quat_to_euler`) and quaternion output matches in sign.
+    """
+    if mode == "QUATERNION":
+        return quat.unroll(q, reference)
+    if mode == "AXIS_ANGLE":
+        return quat_to_axis_angle(q)
+    return quat_to_euler(q, mode, reference)
