@@ -13,7 +13,6 @@ from ..core.clip import Clip
 from ..core.errors import ClipError
 from . import action_api
 
-_INTERPOLATION_CODES = {item.identifier: item.value for item in bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items}
 _ROTATION_PROPERTY = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
 
 
@@ -56,33 +55,33 @@ def _has_active_modifiers(fcurve):
 
 
 class _ActionCurves:
-    """The object's curves in an action, with their keys read once."""
+    """The object's curves in an action; keys are read in bulk when first sampled."""
 
     def __init__(self, action, obj):
-        self.curves = {}
-        self.keys = {}
-        for fcurve in action_api.fcurves_of(action, obj):
-            if fcurve.mute or not len(fcurve.keyframe_points):
-                continue
-            key = (fcurve.data_path, fcurve.array_index)
-            self.curves[key] = fcurve
-            self.keys[key] = _key_coordinates(fcurve)
+        self.curves = {
+            (fcurve.data_path, fcurve.array_index): fcurve
+            for fcurve in action_api.fcurves_of(action, obj)
+            if not fcurve.mute and len(fcurve.keyframe_points)
+        }
         if not self.curves:
             raise ClipError(f"action '{action.name}' has no keys for '{obj.name}'")
+        self._keys = {}
 
     def key_extent(self):
         """First and last keyed frame over curves that do not repeat by modifiers."""
-        bounded = [self.keys[key][0] for key, fc in self.curves.items() if not _has_active_modifiers(fc)]
+        bounded = [fc.keyframe_points for fc in self.curves.values() if not _has_active_modifiers(fc)]
         if not bounded:
             return -np.inf, np.inf
-        return min(float(k[0]) for k in bounded), max(float(k[-1]) for k in bounded)
+        return min(points[0].co[0] for points in bounded), max(points[-1].co[0] for points in bounded)
 
     def sample(self, key, frames):
         """Values ``(F,)`` of a curve at integer ``frames``, or None if the curve is absent."""
         fcurve = self.curves.get(key)
         if fcurve is None:
             return None
-        key_frames, key_values = self.keys[key]
+        if key not in self._keys:
+            self._keys[key] = _key_coordinates(fcurve)
+        key_frames, key_values = self._keys[key]
         first = int(np.searchsorted(key_frames, frames[0]))
         stored = key_frames[first:first + len(frames)]
         if len(stored) == len(frames) and np.array_equal(stored, frames) and not _has_active_modifiers(fcurve):
@@ -183,8 +182,8 @@ def read_clip(obj, frame_start=None, frame_end=None, fps=None):
 
 
 def _source_value(curves, key, frame, fallback):
-    values = curves.sample(key, np.array([frame], dtype=np.float32)) if curves else None
-    return fallback if values is None else values[0]
+    fcurve = curves.curves.get(key) if curves else None
+    return fallback if fcurve is None else fcurve.evaluate(frame)
 
 
 def _rotation_components(obj, clip, source_curves):
@@ -223,12 +222,10 @@ def _channel_curves(obj, clip, source_curves):
             yield bone_path(name, "scale"), int(axis), name, clip.scale[:, b, axis]
 
 
-def _fill_keys(fcurve, co, interpolation):
+def _fill_keys(fcurve, co):
     points = fcurve.keyframe_points
     points.add(len(co) // 2)
     points.foreach_set("co", co)
-    if interpolation is not None:
-        points.foreach_set("interpolation", np.full(len(co) // 2, interpolation, dtype=np.int32))
     fcurve.update()
 
 
@@ -269,7 +266,7 @@ def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=Fa
 
     One key per frame on every channel the clip marks animated, rotations in
     each bone's own mode (Euler kept continuous). ``source_action``: the
-    action the clip came from; its interpolation, Euler winding and its other
+    action the clip came from; its Euler winding and its other
     curves (custom properties, non-bone paths), trimmed to the clip's frames,
     are carried over. It is never modified. ``frame_range``: set the action's
     manual frame range to the clip; ``cyclic``: also mark it cyclic.
@@ -287,9 +284,7 @@ def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=Fa
         written = set()
         for path, index, group, values in _channel_curves(obj, clip, source_curves):
             co[1::2] = values
-            source = source_curves.curves.get((path, index)) if source_curves else None
-            interpolation = _INTERPOLATION_CODES[source.keyframe_points[0].interpolation] if source is not None else None
-            _fill_keys(sink.new_fcurve(path, index, group), co, interpolation)
+            _fill_keys(sink.new_fcurve(path, index, group), co)
             written.add((path, index))
         if source_curves is not None:
             start, end = float(clip.frames[0]), float(clip.frames[-1])

@@ -28,17 +28,16 @@ def normalize(q):
 
 def multiply(a, b):
     """Hamilton product ``a * b`` (apply ``b`` first, then ``a``)."""
-    aw, ax, ay, az = np.moveaxis(np.asarray(a, dtype=float), -1, 0)
-    bw, bx, by, bz = np.moveaxis(np.asarray(b, dtype=float), -1, 0)
-    return np.stack(
-        [
-            aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-        ],
-        axis=-1,
-    )
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
+    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
+    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
+    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
+    return out
 
 
 def inverse(q):
@@ -152,17 +151,27 @@ def unroll(q, reference=None):
     return q * signs[..., None]
 
 
+def matrix_element(q, row, column):
+    """One element ``(...)`` of the rotation matrices of unit quaternions, without building them."""
+    w, x, y, z = (q[..., i] for i in range(4))
+    if row == column:
+        a, b = [(y, z), (x, z), (x, y)][row]
+        return 1.0 - 2.0 * (a * a + b * b)
+    i, j = sorted((row, column))
+    k = 3 - i - j  # the remaining axis
+    sign = 1.0 if (column - row) % 3 == 2 else -1.0  # m[r][c] = 2 (q_r q_c + sign w q_k)
+    axes = (x, y, z)
+    return 2.0 * (axes[i] * axes[j] + sign * w * axes[k])
+
+
 def to_matrix(q):
     """Rotation matrices ``(..., 3, 3)`` of unit quaternions."""
-    w, x, y, z = np.moveaxis(normalize(q), -1, 0)
-    return np.stack(
-        [
-            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=-1),
-            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
-            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1),
-        ],
-        axis=-2,
-    )
+    q = normalize(q)
+    m = np.empty(q.shape[:-1] + (3, 3))
+    for row in range(3):
+        for column in range(3):
+            m[..., row, column] = matrix_element(q, row, column)
+    return m
 
 
 def from_matrix(m):

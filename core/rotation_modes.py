@@ -21,21 +21,30 @@ _AXES = {"X": 0, "Y": 1, "Z": 2}
 _TWO_PI = 2.0 * np.pi
 
 
-def _axis_quaternion(axis, angle):
-    q = np.zeros(np.shape(angle) + (4,))
-    q[..., 0] = np.cos(0.5 * angle)
-    q[..., 1 + axis] = np.sin(0.5 * angle)
-    return q
+def _cyclic_sign(i, j):
+    """+1 if the axes (i, j, k) are in cyclic order (XYZ, YZX, ZXY), else -1."""
+    return 1.0 if (j - i) % 3 == 1 else -1.0
 
 
 def euler_to_quat(euler, order):
-    """Unit quaternions from Euler angles ``(..., 3)`` (x, y, z radians) in ``order``."""
+    """Unit quaternions from Euler angles ``(..., 3)`` (x, y, z radians) in ``order``.
+
+    Closed form of ``q_k(c) * q_j(b) * q_i(a)`` for the order's axes i, j, k.
+    """
     euler = np.asarray(euler, dtype=float)
-    q = None
-    for letter in order:
-        axis = _AXES[letter]
-        step = _axis_quaternion(axis, euler[..., axis])
-        q = step if q is None else quat.multiply(step, q)
+    i, j, k = (_AXES[letter] for letter in order)
+    sign = _cyclic_sign(i, j)
+    half = 0.5 * euler
+    ci, si = np.cos(half[..., i]), np.sin(half[..., i])
+    cj, sj = np.cos(half[..., j]), np.sin(half[..., j])
+    ck, sk = np.cos(half[..., k]), np.sin(half[..., k])
+    # p = q_j * q_i, then q = q_k * p (e_i x e_j = sign * e_k).
+    pw, pi, pj, pk = cj * ci, cj * si, ci * sj, -sign * sj * si
+    q = np.empty(euler.shape[:-1] + (4,))
+    q[..., 0] = ck * pw - sk * pk
+    q[..., 1 + i] = ck * pi - sign * sk * pj
+    q[..., 1 + j] = ck * pj + sign * sk * pi
+    q[..., 1 + k] = ck * pk + sk * pw
     return q
 
 
@@ -51,13 +60,14 @@ def _principal_euler(q, order):
     """Euler angles with the middle angle in [-pi/2, pi/2]."""
     i, j, k = (_AXES[letter] for letter in order)
     # Even permutations of XYZ keep the sign pattern of the XYZ formulas.
-    parity = 1.0 if (j - i) % 3 == 1 else -1.0
-    m = quat.to_matrix(q)
-    sin_mid = np.clip(-parity * m[..., k, i], -1.0, 1.0)
-    cos_mid = np.hypot(m[..., k, j], m[..., k, k])
+    parity = _cyclic_sign(i, j)
+    q = quat.normalize(q)
+    m_kj, m_kk = quat.matrix_element(q, k, j), quat.matrix_element(q, k, k)
+    sin_mid = np.clip(-parity * quat.matrix_element(q, k, i), -1.0, 1.0)
+    cos_mid = np.hypot(m_kj, m_kk)
     regular = cos_mid > 1e-6
-    first = np.where(regular, np.arctan2(parity * m[..., k, j], m[..., k, k]), np.arctan2(-parity * m[..., j, k], m[..., j, j]))
-    last = np.where(regular, np.arctan2(parity * m[..., j, i], m[..., i, i]), 0.0)
+    first = np.where(regular, np.arctan2(parity * m_kj, m_kk), np.arctan2(-parity * quat.matrix_element(q, j, k), quat.matrix_element(q, j, j)))
+    last = np.where(regular, np.arctan2(parity * quat.matrix_element(q, j, i), quat.matrix_element(q, i, i)), 0.0)
     euler = np.empty(q.shape[:-1] + (3,))
     euler[..., i] = first
     euler[..., j] = np.arctan2(sin_mid, cos_mid)
@@ -87,9 +97,13 @@ def quat_to_euler(q, order, reference=None):
     q = np.asarray(q, dtype=float)
     principal = _principal_euler(q, order)
     alternate = _alternate_euler(principal, order)
-    # Switching branch between frames is a toggle; the branch of each frame
-    # is the parity of the toggles before it (the relation is symmetric).
-    toggles = _branch_distance(alternate[1:], principal[:-1]) < _branch_distance(principal[1:], principal[:-1])
+    steps = np.abs(_wrap(np.diff(principal, axis=0)))
+    if steps.size and steps.max() < 0.5 * np.pi:
+        toggles = np.zeros(steps.shape[:-1], dtype=bool)  # already continuous: the usual case
+    else:
+        # Switching branch between frames is a toggle; the branch of each frame
+        # is the parity of the toggles before it (the relation is symmetric).
+        toggles = _branch_distance(alternate[1:], principal[:-1]) < np.sum(steps, axis=-1)
     start = np.zeros(q.shape[1:-1], dtype=bool)
     if reference is not None:
         reference = np.asarray(reference, dtype=float)
@@ -97,7 +111,9 @@ def quat_to_euler(q, order, reference=None):
     use_alternate = np.concatenate([start[None], toggles], axis=0)
     use_alternate = np.cumsum(use_alternate, axis=0) % 2 == 1
     euler = np.where(use_alternate[..., None], alternate, principal)
-    euler = np.unwrap(euler, axis=0)
+    turns = np.round(np.diff(euler, axis=0) / _TWO_PI)
+    if turns.any():  # undo full-turn jumps between frames
+        euler[1:] -= _TWO_PI * np.cumsum(turns, axis=0)
     anchor = reference if reference is not None else euler[0]
     euler += _TWO_PI * np.round((anchor - euler[0]) / _TWO_PI)[None]
     return euler
