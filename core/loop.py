@@ -1,0 +1,116 @@
+"""Make Loop: cut a range out of a clip and close it into a seamless cycle."""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from . import quat, root as root_motion, stitch
+from .clip import Clip
+from .errors import LoopError
+from .metrics import SeamMetrics, seam_metrics
+
+LOOP_MODES = ("CLAMP", "WRAP")
+
+
+@dataclass
+class LoopResult:
+    clip: Clip  # the loop, CLAMP: last frame equals the first; WRAP: that duplicate dropped
+    root: int  # index of the travelling root, -1 if the root loops in place
+    root_mode: str  # TRAVEL, LOOP or IN_PLACE, as resolved
+    before: SeamMetrics  # the raw cut
+    after: SeamMetrics
+
+    @property
+    def length(self):
+        """Loop length in frames (the cycle period)."""
+        frames = self.clip.num_frames
+        return frames - 1 if self.clip_mode == "CLAMP" else frames
+
+    clip_mode: str = "CLAMP"
+
+
+def _stitch_channels(x, q, dt, params, pre_x=None, pre_q=None):
+    if params.method == "CROSSFADE":
+        return stitch.crossfade_vectors(x, dt, params, pre_x), stitch.crossfade_rotations(q, dt, params, pre_q)
+    return stitch.stitch_vectors(x, dt, params), stitch.stitch_rotations(q, dt, params)
+
+
+def _resolve_root(clip, root_mode, root_bone):
+    if root_mode not in root_motion.ROOT_MODES:
+        raise LoopError(f"unknown root mode '{root_mode}'")
+    if root_bone:
+        root = clip.bone_index(root_bone)
+        moving = root_motion.location_travel(clip)[root] >= root_motion.MIN_TRAVEL
+    else:
+        root = root_motion.find_moving_root(clip)
+        moving = root is not None
+    if root_mode == "AUTO":
+        root_mode = "TRAVEL" if moving else "LOOP"
+    if root_mode in ("TRAVEL", "IN_PLACE") and not moving:
+        raise LoopError(f"no bone travels (horizontally by {root_motion.MIN_TRAVEL} or more) for root mode {root_mode}")
+    return (root if root_mode != "LOOP" else -1), root_mode
+
+
+def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_bone="", loop_mode="CLAMP", root_blend=0.5):
+    """Close the frames ``frame_start..frame_end`` (inclusive) of ``clip`` into a loop.
+
+    params: :class:`~.stitch.StitchParameters`. root_mode: TRAVEL keeps the
+    root's displacement and removes only its velocity mismatch in character
+    space (root_blend seconds at each end); LOOP loops the root like any bone;
+    IN_PLACE removes the steady horizontal travel first; AUTO picks TRAVEL for
+    clips that move. root_bone: a bone name, or "" to find the moving root.
+    loop_mode: CLAMP keeps the last frame equal to the first (Blender's
+    convention), WRAP drops it for engines that wrap last-to-first.
+    """
+    params = params or stitch.StitchParameters()
+    if loop_mode not in LOOP_MODES:
+        raise LoopError(f"unknown loop mode '{loop_mode}'")
+    frames = clip.frames
+    if not (frames[0] <= frame_start < frame_end <= frames[-1]):
+        raise LoopError(f"loop range {frame_start:g}-{frame_end:g} is not inside the clip's frames {frames[0]:g}-{frames[-1]:g}")
+    first, last = int(frame_start - frames[0]), int(frame_end - frames[0])
+    segment = clip.slice_frames(first, last + 1)
+    params.check(segment.num_frames, clip.dt)
+    root, mode = _resolve_root(segment, root_mode, root_bone)
+    travel_root = root if mode == "TRAVEL" else None
+    before = seam_metrics(segment, travel_root)
+
+    if mode == "IN_PLACE":
+        global_root, _ = root_motion.root_frames(segment, root)
+        segment = root_motion.with_root_global(segment, root, root_motion.remove_travel(global_root[:, :3, 3]), quat.from_matrix(global_root[:, :3, :3]))
+
+    dt = clip.dt
+    preroll = slice(max(0, first - segment.num_frames), first)
+    location, rotation = _stitch_channels(
+        segment.location, segment.rotation, dt, params, clip.location[preroll] if first else None, clip.rotation[preroll] if first else None
+    )
+    scale = stitch.stitch_vectors(segment.scale, dt, params) if params.method != "CROSSFADE" else stitch.crossfade_vectors(segment.scale, dt, params)
+    looped = segment.with_channels(location=location, rotation=rotation, scale=scale)
+
+    if travel_root is not None:
+        global_root, _ = root_motion.root_frames(segment, travel_root)
+        blend = replace(params, method="CUBIC", blend_start=root_blend, blend_end=root_blend)
+        blend.check(segment.num_frames, dt)
+        _, _, w_start, w_end = stitch._shapes(segment.num_frames, dt, blend)
+        position, orientation = root_motion.loop_travel(
+            global_root[:, :3, 3],
+            quat.from_matrix(global_root[:, :3, :3]),
+            dt,
+            lambda z: _stitch_channels(z, quat.identity((len(z),)), dt, params)[0],
+            lambda q: _stitch_channels(np.zeros((len(q), 3)), q, dt, params)[1],
+            (w_start, w_end),
+            params.effective_ratio(),
+        )
+        # The root's children were stitched against its old channels; only the root itself is replaced.
+        looped = root_motion.with_root_global(looped.with_channels(location=_keep(looped.location, segment.location, travel_root), rotation=_keep(looped.rotation, segment.rotation, travel_root)), travel_root, position, orientation)
+
+    after = seam_metrics(looped, travel_root)
+    if loop_mode == "WRAP":
+        looped = looped.slice_frames(0, looped.num_frames - 1)
+    return LoopResult(looped.validate(), root if root is not None else -1, mode, before, after, loop_mode)
+
+
+def _keep(stitched, original, bone):
+    out = stitched.copy()
+    out[:, bone] = original[:, bone]
+    return out

@@ -1,0 +1,136 @@
+"""Root motion: find the travelling root and loop it in character space.
+
+Armature space is Blender's: Z up. A root's *character frame* is its
+horizontal position and its heading (yaw about Z, radians); what happens
+relative to that frame (height, tilt, sway) loops like any bone, while the
+travel keeps accumulating from cycle to cycle.
+"""
+
+import numpy as np
+
+from . import kinematics, quat
+from .errors import LoopError
+from .stitch import seam_mismatch
+
+ROOT_MODES = ("AUTO", "TRAVEL", "LOOP", "IN_PLACE")
+#: Horizontal travel (clip length units, metres for imported mocap) under which a clip counts as in place.
+MIN_TRAVEL = 0.05
+
+
+def location_travel(clip):
+    """Horizontal travel ``(B,)`` each bone's own location channel carries, in armature space."""
+    pose = kinematics.clip_forward_kinematics(clip)
+    relative = kinematics.rest_relative(clip.parents, clip.rest)
+    without_location = relative[None].repeat(clip.num_frames, axis=0)
+    has_parent = clip.parents >= 0
+    without_location[:, has_parent] = pose[:, clip.parents[has_parent]] @ relative[has_parent]
+    moved = pose[..., :3, 3] - without_location[..., :3, 3]  # what location adds, per frame
+    horizontal = moved[..., :2] - moved[:1, :, :2]
+    return np.linalg.norm(horizontal, axis=-1).max(axis=0)
+
+
+def find_moving_root(clip):
+    """Index of the bone whose location carries the most horizontal travel, or None if none travels."""
+    travel = location_travel(clip)
+    best = int(np.argmax(travel))
+    return best if travel[best] >= MIN_TRAVEL else None
+
+
+def _z_rotation(angle):
+    half = 0.5 * np.asarray(angle, dtype=float)
+    q = np.zeros(half.shape + (4,))
+    q[..., 0], q[..., 3] = np.cos(half), np.sin(half)
+    return q
+
+
+def heading(rotation):
+    """Heading ``(n,)`` in radians, unwrapped, of armature-space rotations ``(n, 4)``.
+
+    Measured on the root's own axis that stays most horizontal over the clip
+    (mocap rest poses differ: the Bandai hips point along +X at rest).
+    """
+    m = quat.to_matrix(rotation)
+    axis = int(np.argmin(np.abs(m[:, 2, :]).mean(axis=0)))
+    return np.unwrap(np.arctan2(m[:, 1, axis], m[:, 0, axis]))
+
+
+def character_transform(position, rotation):
+    """4x4 matrices ``(n, 4, 4)`` of the character frames: horizontal position and heading."""
+    h = heading(rotation)
+    m = np.zeros(h.shape + (4, 4))
+    m[:, 0, 0] = m[:, 1, 1] = np.cos(h)
+    m[:, 0, 1], m[:, 1, 0] = -np.sin(h), np.sin(h)
+    m[:, 2, 2] = m[:, 3, 3] = 1.0
+    m[:, :2, 3] = position[:, :2]
+    return m
+
+
+def root_frames(clip, root):
+    """Armature-space matrices ``(n, 4, 4)`` of the root and of the space its channels live in."""
+    pose = kinematics.clip_forward_kinematics(clip)
+    relative = kinematics.rest_relative(clip.parents, clip.rest)[root]
+    parent = clip.parents[root]
+    space = pose[:, parent] @ relative if parent >= 0 else np.broadcast_to(relative, pose[:, root].shape).copy()
+    return pose[:, root], space
+
+
+def with_root_global(clip, root, position, rotation):
+    """The clip with the root's channels set so its armature-space transform is (position, rotation)."""
+    _, space = root_frames(clip, root)
+    target = np.zeros(space.shape)
+    target[:, :3, :3] = quat.to_matrix(rotation)
+    target[:, :3, 3] = position
+    target[:, 3, 3] = 1.0
+    basis = np.linalg.inv(space) @ target
+    location, rotations = clip.location.copy(), clip.rotation.copy()
+    location[:, root] = basis[:, :3, 3]
+    rotations[:, root] = quat.unroll(quat.from_matrix(basis[:, :3, :3]), clip.rotation[0, root])
+    return clip.with_channels(location=location, rotation=rotations)
+
+
+def remove_travel(position):
+    """Positions ``(n, 3)`` with the horizontal travel of a steadily moving reference removed."""
+    n = len(position)
+    steady = (position[-1, :2] - position[0, :2]) * (np.arange(n) / (n - 1))[:, None]
+    out = position.copy()
+    out[:, :2] -= steady
+    return out
+
+
+def loop_travel(position, rotation, dt, stitch_height, stitch_pose, velocity_shapes, ratio):
+    """Loop a travelling root so cycles chained by their character frames join smoothly.
+
+    position ``(n, 3)``, rotation ``(n, 4)``: the root in armature space.
+    stitch_height(z (n, 1)) and stitch_pose(q (n, 4)) loop the height and the
+    rotation relative to the heading. Travel and heading keep their
+    displacement; only the velocity and turn-rate mismatch, measured in
+    character space at each end, is removed with ``velocity_shapes`` = the
+    (start, end) shapes ``(n,)`` that are 0 at both ends of the clip.
+    """
+    h = heading(rotation)
+    relative = quat.multiply(_z_rotation(-h), rotation)
+    w_start, w_end = velocity_shapes
+    # Normalized so that each shape lowers the seam mismatch by one unit.
+    k_start, k_end = -seam_mismatch(w_start), -seam_mismatch(w_end)
+    if min(k_start, k_end) <= 1e-12:
+        raise LoopError("the root blend time is too short for this frame rate")
+    shape_start, shape_end = ratio * w_start / k_start, (1.0 - ratio) * w_end / k_end
+
+    # Heading is a scalar, so its turn-rate mismatch is removed exactly.
+    h_new = h + seam_mismatch(h) * (shape_start + shape_end)
+
+    # Travel: the same mismatch measured in each end's character frame.
+    def to_character(angle, vector):
+        c, s = np.cos(angle), np.sin(angle)
+        return np.array([c * vector[0] + s * vector[1], -s * vector[0] + c * vector[1]])
+
+    def to_world(angle, vector):
+        return to_character(-angle, vector)
+
+    p = position[:, :2]
+    mismatch = (to_character(h_new[-1], (p[-1] - p[-2]) + 0.5 * (p[-1] - 2.0 * p[-2] + p[-3]))
+                - to_character(h_new[0], (p[1] - p[0]) - 0.5 * (p[2] - 2.0 * p[1] + p[0])))
+    horizontal = p + np.outer(shape_start, to_world(h_new[0], mismatch)) + np.outer(shape_end, to_world(h_new[-1], mismatch))
+    new_position = np.concatenate([horizontal, stitch_height(position[:, 2:])], axis=1)
+    new_rotation = quat.multiply(_z_rotation(h_new), stitch_pose(relative))
+    return new_position, quat.unroll(new_rotation)

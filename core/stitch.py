@@ -1,0 +1,259 @@
+"""Seamless loops by inertialized stitching: offsets that close a clip on itself.
+
+A loop range of ``n`` frames follows the clamp convention: frame ``n-1`` is
+where the cycle wraps and must equal frame 0. Offsets are added to positions
+and applied on the left to rotations (``exp(offset) * q``, offsets as rotation
+vectors in radians). Every method splits the start-end difference between the
+two ends with ``ratio`` (1: all at the start, 0: all at the end).
+
+Derivation used for every method but SPRING: write the offset as
+``o(i) = r D p_s(i) - (1-r) D p_e(i) + beta (r w_s(i) + (1-r) w_e(i))`` where
+``p`` are position shapes (1 at their end of the clip, 0 at the other) and
+``w`` velocity shapes (0 at both ends, slope at their own end). The first term
+closes the position gap D exactly. With ``g`` the seam's velocity mismatch in
+units per frame (:func:`seam_mismatch`, a linear function of the samples), continuity needs
+``g(x + o) = 0``; ``g`` is linear, so ``beta = -(g(x) + r D g(p_s) - (1-r) D g(p_e)) / g(r w_s + (1-r) w_e)``.
+This includes whatever slope a shape has at its ends (softfade's ramp, the
+linear fade's constant slope), in the discrete form the seam is seen in, so
+the loop is velocity-continuous by construction, not by approximation.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import quat
+from .errors import LoopError
+
+METHODS = ("SPRING", "CUBIC", "LINEAR", "LINEAR_INERTIALIZE", "SOFTFADE", "CROSSFADE", "NONE")
+SIDES = ("START", "END", "BOTH")
+
+
+@dataclass(frozen=True)
+class StitchParameters:
+    """How to close the seam. Times are seconds, so defaults suit any frame rate.
+
+    The defaults follow the published inertialization demo: half-lives 0.1 s,
+    cubic blends 0.2 s, softfade 0.4 s at hardness 16, ratio 0.5.
+    """
+
+    method: str = "CUBIC"
+    side: str = "BOTH"  # SPRING and CUBIC: which end takes the correction
+    ratio: float = 0.5  # share of the correction at the start when side is BOTH
+    halflife_start: float = 0.1
+    halflife_end: float = 0.1
+    blend_start: float = 0.2  # cubic blend / velocity-correction time
+    blend_end: float = 0.2
+    softfade_start: float = 0.4
+    softfade_end: float = 0.4
+    hardness_start: float = 16.0
+    hardness_end: float = 16.0
+    crossfade: float = 0.3  # seconds blended before the seam
+
+    def effective_ratio(self):
+        if self.method in ("SPRING", "CUBIC") and self.side != "BOTH":
+            return 1.0 if self.side == "START" else 0.0
+        return float(np.clip(self.ratio, 0.0, 1.0))
+
+    def check(self, num_frames, dt):
+        """Raise LoopError if these parameters cannot close a loop of ``num_frames``."""
+        if self.method not in METHODS:
+            raise LoopError(f"unknown method '{self.method}' (one of {', '.join(METHODS)})")
+        if self.side not in SIDES:
+            raise LoopError(f"unknown side '{self.side}'")
+        if num_frames < 4:
+            raise LoopError(f"a loop needs at least 4 frames, the range has {num_frames}")
+        duration = (num_frames - 1) * dt
+        timed = {
+            "CUBIC": ("blend_start", "blend_end"),
+            "LINEAR_INERTIALIZE": ("blend_start", "blend_end"),
+            "SOFTFADE": ("blend_start", "blend_end", "softfade_start", "softfade_end"),
+            "CROSSFADE": ("crossfade",),
+        }.get(self.method, ())
+        for name in timed:
+            value = getattr(self, name)
+            if not (2.0 * dt <= value + 1e-9 and value <= duration + 1e-9):
+                raise LoopError(f"{name.replace('_', ' ')} {value:.3g} s must be at least two frames and within the loop's {duration:.3g} s")
+        for name in ("halflife_start", "halflife_end", "hardness_start", "hardness_end"):
+            if getattr(self, name) <= 0.0:
+                raise LoopError(f"{name.replace('_', ' ')} must be above 0")
+
+
+def _cubic_position(u):
+    u = np.clip(u, 0.0, 1.0)
+    return 2.0 * u**3 - 3.0 * u**2 + 1.0
+
+
+def _cubic_velocity(u):
+    u = np.clip(u, 0.0, 1.0)
+    return u**3 - 2.0 * u**2 + u
+
+
+def _softfade(u, hardness):
+    """Softfade ramp normalized to exactly 1 at u=0 and 0 from u=1 on."""
+    ramp = np.logaddexp(0.0, hardness - 2.0 * hardness * np.clip(u, 0.0, 1.0)) / hardness
+    top, bottom = np.logaddexp(0.0, hardness) / hardness, np.logaddexp(0.0, -hardness) / hardness
+    return (ramp - bottom) / (top - bottom)
+
+
+def _shapes(n, dt, params):
+    """Position and velocity shapes ``(n,)`` for the start and the end side."""
+    since_start = np.arange(n) * dt
+    until_end = since_start[::-1]
+    method = params.method
+    if method in ("LINEAR", "LINEAR_INERTIALIZE"):
+        fade = np.arange(n) / (n - 1)
+        p_start, p_end = 1.0 - fade, fade
+    elif method == "SOFTFADE":
+        p_start = _softfade(since_start / params.softfade_start, params.hardness_start)
+        p_end = _softfade(until_end / params.softfade_end, params.hardness_end)
+    else:  # CUBIC
+        p_start = _cubic_position(since_start / params.blend_start)
+        p_end = _cubic_position(until_end / params.blend_end)
+    if method == "LINEAR":
+        w_start = w_end = np.zeros(n)
+    else:
+        w_start = params.blend_start * _cubic_velocity(since_start / params.blend_start)
+        w_end = params.blend_end * _cubic_velocity(until_end / params.blend_end)
+    return p_start, p_end, w_start, w_end
+
+
+def seam_mismatch(x):
+    """``g(x)`` along axis 0, units per frame: how far the seam is from smooth.
+
+    The step into the seam minus the step out of it, plus the mean of the
+    second differences on either side: zero when the seam's acceleration is
+    the average of its neighbours', so one-sided velocity estimates of second
+    order agree across the wrap (equal steps alone would force a zero
+    acceleration, a kink of its own).
+    """
+    return (x[-1] - x[-2]) - (x[1] - x[0]) + 0.5 * ((x[2] - 2.0 * x[1] + x[0]) + (x[-1] - 2.0 * x[-2] + x[-3]))
+
+
+def _expand(shape, like):
+    return shape.reshape((-1,) + (1,) * (like.ndim - 1))
+
+
+def _closing_offsets(gap, mismatch, n, dt, params):
+    """Offsets ``(n, ...)`` closing position gap and velocity mismatch (both ``(...)``)."""
+    r = params.effective_ratio()
+    p_start, p_end, w_start, w_end = _shapes(n, dt, params)
+    velocity_shape = r * w_start + (1.0 - r) * w_end
+    g_velocity = seam_mismatch(velocity_shape)
+    beta = 0.0
+    if abs(g_velocity) > 1e-12:
+        beta = -(mismatch + gap * (r * seam_mismatch(p_start) - (1.0 - r) * seam_mismatch(p_end))) / g_velocity
+    return (_expand(r * p_start, gap[None]) * gap - _expand((1.0 - r) * p_end, gap[None]) * gap
+            + _expand(velocity_shape, gap[None]) * beta)
+
+
+def _spring_offsets(gap, velocity_gap, n, dt, params):
+    """The seed's critically damped springs; their tails leave a small residual."""
+    r = params.effective_ratio()
+    since_start = np.arange(n) * dt
+
+    def decayed(x, v, halflife, t):
+        y = 2.0 * np.log(2.0) / halflife  # half the damping of a critically damped spring
+        t = _expand(t, x[None])
+        return np.exp(-y * t) * (x + (v + x * y) * t)
+
+    return (decayed(r * gap, r * velocity_gap, params.halflife_start, since_start)
+            + decayed(-(1.0 - r) * gap, (1.0 - r) * velocity_gap, params.halflife_end, since_start[::-1]))
+
+
+def stitch_vectors(x, dt, params):
+    """Loop vector channels ``x (n, ..., k)`` (locations in metres, scales): returns a new array."""
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    gap = x[-1] - x[0]
+    if params.method == "SPRING":
+        velocity_gap = seam_mismatch(x) / dt
+        return x + _spring_offsets(gap, velocity_gap, n, dt, params)
+    if params.method == "NONE":
+        return x.copy()
+    return x + _closing_offsets(gap, seam_mismatch(x), n, dt, params)
+
+
+def _rotation_mismatch(q):
+    """:func:`seam_mismatch` of rotations ``(n, ..., 4)``, as a rotation vector per frame."""
+    def step(a, b):
+        return quat.to_rotation_vector(quat.multiply(q[b], quat.inverse(q[a])))
+
+    first, second = step(0, 1), step(1, 2)
+    before_last, last = step(-3, -2), step(-2, -1)
+    return last - first + 0.5 * ((second - first) + (last - before_last))
+
+
+def stitch_rotations(q, dt, params, tolerance=1e-10, max_iterations=30):
+    """Loop rotations ``q (n, ..., 4)`` with left-applied rotation-vector offsets.
+
+    The offset algebra is linear in rotation vectors while rotations compose
+    non-linearly, so the velocity term is refined on the result until the
+    seam mismatch is under ``tolerance`` radians per frame.
+    """
+    q = quat.unroll(np.asarray(q, dtype=float))
+    n = len(q)
+    gap = quat.to_rotation_vector(quat.multiply(q[-1], quat.inverse(q[0])))
+    mismatch = _rotation_mismatch(q)
+    if params.method == "NONE":
+        return q.copy()
+    if params.method == "SPRING":
+        offsets = _spring_offsets(gap, mismatch / dt, n, dt, params)
+        return quat.unroll(quat.multiply(quat.from_rotation_vector(offsets), q))
+    offsets = _closing_offsets(gap, mismatch, n, dt, params)
+    r = params.effective_ratio()
+    _, _, w_start, w_end = _shapes(n, dt, params)
+    velocity_shape = r * w_start + (1.0 - r) * w_end
+    g_velocity = seam_mismatch(velocity_shape)
+    for _ in range(max_iterations if abs(g_velocity) > 1e-12 else 0):
+        residual = _rotation_mismatch(quat.multiply(quat.from_rotation_vector(offsets), q))
+        if np.abs(residual).max() < tolerance:
+            break
+        offsets = offsets - _expand(velocity_shape, gap[None]) * (residual / g_velocity)
+    return quat.unroll(quat.multiply(quat.from_rotation_vector(offsets), q))
+
+
+def crossfade_vectors(x, dt, params, preroll=None):
+    """Blend the last frames of ``x (n, ..., k)`` into a continuation of frame 0.
+
+    The target is ``preroll`` (the frames before the loop start, same trailing
+    shape, at least as many as blended) when given, else frame 0 extrapolated
+    backwards with its own velocity. Smoothstep weights reach 1 on the last
+    frame, which then equals frame 0 exactly.
+    """
+    x = np.asarray(x, dtype=float)
+    count, weights = _crossfade_weights(len(x), dt, params)
+    target = _vector_target(x, count, preroll)
+    out = x.copy()
+    out[-count:] = x[-count:] + _expand(weights, x) * (target - x[-count:])
+    out[-1] = x[0]
+    return out
+
+
+def _crossfade_weights(n, dt, params):
+    count = int(min(n - 1, max(2, round(params.crossfade / dt) + 1)))
+    u = np.arange(1, count + 1) / count
+    return count, 3.0 * u**2 - 2.0 * u**3
+
+
+def _vector_target(x, count, preroll):
+    steps_back = np.arange(count - 1, -1, -1)
+    if preroll is not None and len(preroll) >= count - 1:
+        return np.concatenate([np.asarray(preroll, float)[len(preroll) - (count - 1):], x[:1]])
+    return x[0] - _expand(steps_back.astype(float), x) * (x[1] - x[0])
+
+
+def crossfade_rotations(q, dt, params, preroll=None):
+    """Rotation counterpart of :func:`crossfade_vectors` (slerp towards the target)."""
+    q = quat.unroll(np.asarray(q, dtype=float))
+    count, weights = _crossfade_weights(len(q), dt, params)
+    if preroll is not None and len(preroll) >= count - 1:
+        target = np.concatenate([np.asarray(preroll, float)[len(preroll) - (count - 1):], q[:1]])
+    else:
+        step = quat.to_rotation_vector(quat.multiply(q[1], quat.inverse(q[0])))
+        steps_back = np.arange(count - 1, -1, -1).astype(float)
+        target = quat.multiply(quat.from_rotation_vector(-_expand(steps_back, step[None]) * step), q[0])
+    out = q.copy()
+    out[-count:] = quat.slerp(q[-count:], target, _expand(weights, q[-count:, ..., 0]))
+    out[-1] = q[0]
+    return quat.unroll(out)

@@ -1,0 +1,147 @@
+"""Make Loop's core: offsets of every method, root motion, seam metrics."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from core import demo, quat, stitch
+from core.errors import LoopError
+from core.loop import make_loop
+
+CONTINUOUS = ("CUBIC", "LINEAR_INERTIALIZE", "SOFTFADE")
+DT = 1.0 / 30.0
+
+
+def _signal(n, seed, width=3):
+    rng = np.random.default_rng(seed)
+    t = np.arange(n)[:, None] * DT
+    return np.sin(t * rng.uniform(1, 6, width) + rng.uniform(0, 6, width)) + rng.normal(0, 0.3, width) * t
+
+
+def _rotations(n, seed):
+    return quat.unroll(quat.from_rotation_vector(_signal(n, seed)))
+
+
+@pytest.mark.parametrize("method", CONTINUOUS)
+def test_continuity_methods_close_position_and_velocity_exactly(method):
+    params = stitch.StitchParameters(method=method)
+    x = stitch.stitch_vectors(_signal(60, 1), DT, params)
+    assert np.abs(x[-1] - x[0]).max() < 1e-12
+    assert np.abs(stitch.seam_mismatch(x)).max() < 1e-12
+    q = stitch.stitch_rotations(_rotations(60, 2), DT, params)
+    assert np.abs(quat.to_rotation_vector(quat.multiply(q[-1], quat.inverse(q[0])))).max() < 1e-12
+    assert np.abs(stitch._rotation_mismatch(q)).max() < 1e-8
+    assert np.allclose(np.linalg.norm(q, axis=-1), 1.0)
+
+
+def test_softfade_is_velocity_continuous_where_the_published_slope_is_not():
+    params = stitch.StitchParameters(method="SOFTFADE", ratio=0.3, softfade_start=0.3, softfade_end=0.6, hardness_start=8, hardness_end=20)
+    raw = _signal(80, 3)
+    looped = stitch.stitch_vectors(raw, DT, params)
+    assert np.abs(stitch.seam_mismatch(looped)).max() < 1e-12
+    # Without the velocity term the softfade's own slope leaves a visible jump.
+    no_velocity = raw + stitch._closing_offsets(raw[-1] - raw[0], np.zeros(3), 80, DT, params) * 0
+    fade_only = raw + (0.3 * stitch._softfade(np.arange(80) * DT / 0.3, 8)[:, None] - 0.7 * stitch._softfade(np.arange(80)[::-1] * DT / 0.6, 20)[:, None]) * (raw[-1] - raw[0])
+    assert np.abs(stitch.seam_mismatch(fade_only)).max() > 100 * np.abs(stitch.seam_mismatch(looped)).max() + 1e-6
+    assert np.array_equal(no_velocity, raw)
+
+
+def test_spring_leaves_an_honest_residual_and_none_changes_nothing():
+    raw = _signal(60, 4)
+    spring = stitch.stitch_vectors(raw, DT, stitch.StitchParameters(method="SPRING"))
+    assert np.abs(stitch.seam_mismatch(spring)).max() < np.abs(stitch.seam_mismatch(raw)).max()
+    assert np.abs(spring[-1] - spring[0]).max() < 1e-3
+    assert np.array_equal(stitch.stitch_vectors(raw, DT, stitch.StitchParameters(method="NONE")), raw)
+
+
+@pytest.mark.parametrize("side, moved", [("START", 0), ("END", -1)])
+def test_one_sided_correction_leaves_the_other_end_alone(side, moved):
+    raw = _signal(90, 5)
+    looped = stitch.stitch_vectors(raw, DT, stitch.StitchParameters(method="CUBIC", side=side))
+    untouched = -1 if moved == 0 else 0
+    assert np.allclose(looped[untouched], raw[untouched]) and not np.allclose(looped[moved], raw[moved])
+
+
+def test_crossfade_ends_exactly_on_the_first_frame_with_a_smooth_seam():
+    raw, rotations = _signal(60, 6), _rotations(60, 7)
+    params = stitch.StitchParameters(method="CROSSFADE")
+    x = stitch.crossfade_vectors(raw, DT, params)
+    q = stitch.crossfade_rotations(rotations, DT, params)
+    assert np.array_equal(x[-1], raw[0]) and np.allclose(q[-1], q[0])
+    assert np.abs(stitch.seam_mismatch(x)).max() < 0.5 * np.abs(stitch.seam_mismatch(raw)).max()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(6, 90),
+    seed=st.integers(0, 10_000),
+    method=st.sampled_from(stitch.METHODS),
+    side=st.sampled_from(stitch.SIDES),
+    ratio=st.floats(0.0, 1.0),
+    blend=st.floats(2.0 * DT, 0.5),
+    hardness=st.floats(0.5, 40.0),
+    halflife=st.floats(0.01, 1.0),
+)
+def test_random_clips_and_parameters_never_produce_nan(n, seed, method, side, ratio, blend, hardness, halflife):
+    duration = (n - 1) * DT
+    blend = min(blend, duration)
+    params = stitch.StitchParameters(method=method, side=side, ratio=ratio, blend_start=blend, blend_end=min(blend * 1.3, duration),
+                                     softfade_start=min(2 * blend, duration), softfade_end=blend, hardness_start=hardness,
+                                     hardness_end=hardness, halflife_start=halflife, halflife_end=halflife, crossfade=blend)
+    raw, rotations = _signal(n, seed), _rotations(n, seed + 1)
+    if method == "CROSSFADE":
+        x, q = stitch.crossfade_vectors(raw, DT, params), stitch.crossfade_rotations(rotations, DT, params)
+    else:
+        x, q = stitch.stitch_vectors(raw, DT, params), stitch.stitch_rotations(rotations, DT, params)
+    assert np.all(np.isfinite(x)) and np.all(np.isfinite(q))
+    assert np.allclose(np.linalg.norm(q, axis=-1), 1.0)
+    if method in CONTINUOUS + ("CROSSFADE", "LINEAR"):
+        assert np.abs(x[-1] - x[0]).max() < 1e-9
+    if method in CONTINUOUS:
+        assert np.abs(stitch.seam_mismatch(x)).max() <= np.abs(stitch.seam_mismatch(raw)).max() + 1e-9
+
+
+@pytest.fixture(scope="module")
+def walk():
+    return demo.walk_cycle(num_frames=106)
+
+
+@pytest.mark.parametrize("method", CONTINUOUS + ("CROSSFADE",))
+def test_demo_walk_loops_seamlessly_while_travelling(walk, method):
+    result = make_loop(walk.clip, 10, 74, stitch.StitchParameters(method=method))
+    assert result.root_mode == "TRAVEL" and walk.clip.bone_names[result.root] == walk.root_bone
+    assert result.after.max_position_step < 1e-6
+    assert result.after.visibility <= 1.0
+    assert result.after.max_velocity_jump < 0.25 * result.before.max_velocity_jump
+    travel = result.clip.location[-1, result.root] - result.clip.location[0, result.root]
+    assert np.linalg.norm(travel) > 2.0  # the displacement is kept
+
+
+def test_loop_and_in_place_root_modes(walk):
+    looped = make_loop(walk.clip, 10, 74, root_mode="LOOP")
+    assert looped.root == -1 and looped.after.max_position_step < 1e-6
+    in_place = make_loop(walk.clip, 10, 74, root_mode="IN_PLACE")
+    root = in_place.root
+    assert np.linalg.norm(in_place.clip.location[-1, root] - in_place.clip.location[0, root]) < 1e-6
+    assert in_place.after.max_position_step < 1e-6
+
+
+def test_wrap_drops_the_duplicate_last_frame(walk):
+    clamp = make_loop(walk.clip, 10, 74)
+    wrap = make_loop(walk.clip, 10, 74, loop_mode="WRAP")
+    assert clamp.clip.num_frames == 65 and wrap.clip.num_frames == 64
+    assert clamp.length == wrap.length == 64
+
+
+def test_bad_ranges_and_parameters_raise_loop_errors(walk):
+    with pytest.raises(LoopError, match="at least 4 frames"):
+        make_loop(walk.clip, 10, 12)
+    with pytest.raises(LoopError, match="at least two frames"):
+        make_loop(walk.clip, 10, 30, stitch.StitchParameters(blend_start=0.04))
+    with pytest.raises(LoopError, match="within the loop"):
+        make_loop(walk.clip, 10, 30, stitch.StitchParameters(blend_start=2.0))
+    with pytest.raises(LoopError, match="not inside"):
+        make_loop(walk.clip, 0, 500)
+    still = walk.clip.with_channels(location=np.zeros_like(walk.clip.location))
+    with pytest.raises(LoopError, match="no bone travels"):
+        make_loop(still, 10, 74, root_mode="TRAVEL")
