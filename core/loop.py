@@ -81,8 +81,9 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
 
     dt = clip.dt
     preroll = slice(max(0, first - segment.num_frames), first)
+    use_preroll = params.crossfade_preroll and first > 0
     location, rotation = _stitch_channels(
-        segment.location, segment.rotation, dt, params, clip.location[preroll] if first else None, clip.rotation[preroll] if first else None
+        segment.location, segment.rotation, dt, params, clip.location[preroll] if use_preroll else None, clip.rotation[preroll] if use_preroll else None
     )
     scale = stitch.stitch_vectors(segment.scale, dt, params) if params.method != "CROSSFADE" else stitch.crossfade_vectors(segment.scale, dt, params)
     looped = segment.with_channels(location=location, rotation=rotation, scale=scale)

@@ -21,6 +21,7 @@ class SeamMetrics:
     seam_acceleration: np.ndarray  # (B,) per second squared
     typical_acceleration: np.ndarray  # (B,) 95th percentile inside the clip, floored
     visibility: float  # max over joints of seam / typical acceleration; a raw cut scores above 1
+    velocity_jump_ratio: float  # max over joints of the seam's jump / the 95th percentile of the same estimate inside the clip
 
     @property
     def max_position_step(self):
@@ -47,6 +48,44 @@ def _apply(matrix, points):
     return points @ matrix[:3, :3].T + matrix[:3, 3]
 
 
+def descendants(parents, bone):
+    """Mask ``(B,)`` of ``bone`` and every bone below it (parents listed first)."""
+    mask = np.zeros(len(parents), dtype=bool)
+    mask[bone] = True
+    for child, parent in enumerate(parents):
+        if parent >= 0 and mask[parent]:
+            mask[child] = True
+    return mask
+
+
+def chained_positions(clip, travel_root=None, cycles=2):
+    """Joint positions ``(cycles * (n-1) + 1, B, 3)`` of the loop played ``cycles`` times.
+
+    Each cycle starts where the previous one ended: the travelling root and
+    the bones below it are carried by :func:`chain`; bones above it stay.
+    """
+    p = kinematics.clip_joint_positions(clip)
+    parts = [p]
+    if travel_root is not None:
+        moving = descendants(clip.parents, travel_root)
+        step = chain(clip, travel_root)
+    transform = np.eye(4)
+    for _ in range(cycles - 1):
+        cycle = p[1:].copy()
+        if travel_root is not None:
+            transform = step @ transform
+            cycle[:, moving] = _apply(transform, p[1:, moving])
+        parts.append(cycle)
+    return np.concatenate(parts)
+
+
+def _one_sided_velocities(p, dt):
+    """Second-order velocity estimates at frames 2..-3 from behind and from ahead."""
+    behind = (3.0 * p[2:-2] - 4.0 * p[1:-3] + p[:-4]) / (2.0 * dt)
+    ahead = (-3.0 * p[2:-2] + 4.0 * p[3:-1] - p[4:]) / (2.0 * dt)
+    return behind, ahead
+
+
 def seam_metrics(clip, travel_root=None, acceleration_floor=0.25):
     """Seam metrics of a clamp-convention loop clip.
 
@@ -54,17 +93,24 @@ def seam_metrics(clip, travel_root=None, acceleration_floor=0.25):
     fraction of the median over joints, so still joints do not divide by ~0.
     """
     p = kinematics.clip_joint_positions(clip)
-    dt = clip.dt
-    nxt = chain(clip, travel_root)
-    first, second, third = _apply(nxt, p[0]), _apply(nxt, p[1]), _apply(nxt, p[2])
-    step = np.linalg.norm(p[-1] - first, axis=-1)
-    # Second-order one-sided velocities at the seam, from each side.
-    into = (3.0 * p[-1] - 4.0 * p[-2] + p[-3]) / (2.0 * dt)
-    out_of = (-3.0 * first + 4.0 * second - third) / (2.0 * dt)
-    jump = np.linalg.norm(out_of - into, axis=-1)
-    seam_acc = np.linalg.norm(second - 2.0 * first + p[-2], axis=-1) / dt**2
+    n, dt = len(p), clip.dt
+    # The next cycle: the travelling root and what hangs below it move on;
+    # bones above it (a static joint_Root) stay where they are.
+    nxt = p[:3].copy()
+    if travel_root is not None:
+        moving = descendants(clip.parents, travel_root)
+        nxt[:, moving] = _apply(chain(clip, travel_root), p[:3, moving])
+    step = np.linalg.norm(p[-1] - nxt[0], axis=-1)
+    # Played through the seam: ..., n-3, n-2, then the next cycle's 0, 1, 2.
+    played = np.concatenate([p[-3:-1], nxt])
+    behind, ahead = _one_sided_velocities(played, dt)
+    jump = np.linalg.norm(ahead[0] - behind[0], axis=-1)
+    seam_acc = np.linalg.norm(played[3] - 2.0 * played[2] + played[1], axis=-1) / dt**2
+
     inside = np.linalg.norm(p[2:] - 2.0 * p[1:-1] + p[:-2], axis=-1) / dt**2
     typical = np.percentile(inside, 95, axis=0)
-    typical = np.maximum(typical, acceleration_floor * np.median(typical))
-    typical = np.maximum(typical, 1e-9)
-    return SeamMetrics(step, jump, seam_acc, typical, float((seam_acc / typical).max()))
+    typical = np.maximum(np.maximum(typical, acceleration_floor * np.median(typical)), 1e-9)
+    behind, ahead = _one_sided_velocities(p, dt)
+    typical_jump = np.percentile(np.linalg.norm(ahead - behind, axis=-1), 95, axis=0) if n > 4 else np.ones(p.shape[1])
+    typical_jump = np.maximum(np.maximum(typical_jump, acceleration_floor * np.median(typical_jump)), 1e-9)
+    return SeamMetrics(step, jump, seam_acc, typical, float((seam_acc / typical).max()), float((jump / typical_jump).max()))

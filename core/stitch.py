@@ -49,6 +49,7 @@ class StitchParameters:
     hardness_start: float = 16.0
     hardness_end: float = 16.0
     crossfade: float = 0.3  # seconds blended before the seam
+    crossfade_preroll: bool = False  # blend towards the frames before the loop start, when the clip has them
 
     def effective_ratio(self):
         if self.method in ("SPRING", "CUBIC") and self.side != "BOTH":
@@ -218,7 +219,7 @@ def crossfade_vectors(x, dt, params, preroll=None):
 
     The target is ``preroll`` (the frames before the loop start, same trailing
     shape, at least as many as blended) when given, else frame 0 extrapolated
-    backwards with its own velocity. Smoothstep weights reach 1 on the last
+    backwards with its own velocity and acceleration. Smootherstep weights reach 1 on the last
     frame, which then equals frame 0 exactly.
     """
     x = np.asarray(x, dtype=float)
@@ -233,14 +234,21 @@ def crossfade_vectors(x, dt, params, preroll=None):
 def _crossfade_weights(n, dt, params):
     count = int(min(n - 1, max(2, round(params.crossfade / dt) + 1)))
     u = np.arange(1, count + 1) / count
-    return count, 3.0 * u**2 - 2.0 * u**3
+    return count, u**3 * (10.0 - 15.0 * u + 6.0 * u**2)  # smootherstep: flat to second order at both ends
+
+
+def _steps_back(count):
+    """Frames before frame 0 of each blended frame, ``(count,)``: count-1 ... 0."""
+    return np.arange(count - 1, -1, -1).astype(float)
 
 
 def _vector_target(x, count, preroll):
-    steps_back = np.arange(count - 1, -1, -1)
     if preroll is not None and len(preroll) >= count - 1:
         return np.concatenate([np.asarray(preroll, float)[len(preroll) - (count - 1):], x[:1]])
-    return x[0] - _expand(steps_back.astype(float), x) * (x[1] - x[0])
+    # Frame 0 continued backwards with its velocity and acceleration.
+    k = _expand(_steps_back(count), x)
+    velocity, acceleration = x[1] - x[0], x[2] - 2.0 * x[1] + x[0]
+    return x[0] - k * velocity + 0.5 * k * (k + 1.0) * acceleration
 
 
 def crossfade_rotations(q, dt, params, preroll=None):
@@ -251,8 +259,9 @@ def crossfade_rotations(q, dt, params, preroll=None):
         target = np.concatenate([np.asarray(preroll, float)[len(preroll) - (count - 1):], q[:1]])
     else:
         step = quat.to_rotation_vector(quat.multiply(q[1], quat.inverse(q[0])))
-        steps_back = np.arange(count - 1, -1, -1).astype(float)
-        target = quat.multiply(quat.from_rotation_vector(-_expand(steps_back, step[None]) * step), q[0])
+        change = quat.to_rotation_vector(quat.multiply(q[2], quat.inverse(q[1]))) - step
+        k = _expand(_steps_back(count), step[None])
+        target = quat.multiply(quat.from_rotation_vector(-k * step + 0.5 * k * (k + 1.0) * change), q[0])
     out = q.copy()
     out[-count:] = quat.slerp(q[-count:], target, _expand(weights, q[-count:, ..., 0]))
     out[-1] = q[0]

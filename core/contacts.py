@@ -1,0 +1,55 @@
+"""Foot contacts and foot skating: how far a planted foot slides.
+
+Heights are armature-space Z and lengths the clip's unit (metres for
+imported mocap); speeds are per second.
+"""
+
+import re
+
+import numpy as np
+
+_FOOT_NAMES = re.compile(r"foot|toe|ankle|heel|ball", re.IGNORECASE)
+
+
+def foot_joints(bone_names, positions=None):
+    """Indices of the foot joints: by name, else the two joints that get lowest on average."""
+    named = [i for i, name in enumerate(bone_names) if _FOOT_NAMES.search(name)]
+    if named or positions is None:
+        return np.array(named, dtype=int)
+    return np.argsort(positions[..., 2].mean(axis=0))[:2]
+
+
+def detect_contacts(positions, dt, height_margin=0.05, max_speed=0.6):
+    """Contact mask ``(F, J)``: a joint is planted when near its lowest height and slow.
+
+    positions ``(F, J, 3)``; height_margin above the joint's 2nd-percentile
+    height; max_speed horizontal, per second.
+    """
+    height = positions[..., 2]
+    floor = np.percentile(height, 2, axis=0)
+    speed = np.zeros(height.shape)
+    step = np.linalg.norm(np.diff(positions[..., :2], axis=0), axis=-1) / dt
+    speed[1:-1] = 0.5 * (step[1:] + step[:-1])
+    speed[0], speed[-1] = step[0], step[-1]
+    return (height <= floor + height_margin) & (speed <= max_speed)
+
+
+def contact_segments(mask):
+    """``(start, stop)`` frame pairs (stop exclusive) of the runs of True in a 1-D mask."""
+    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    return np.stack([np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)], axis=-1)
+
+
+def skating(positions, contacts, min_frames=3):
+    """Per contact: (joint, start, stop, horizontal path length while planted).
+
+    Contacts shorter than ``min_frames`` are ignored (a foot passing low).
+    """
+    travel = np.linalg.norm(np.diff(positions[..., :2], axis=0), axis=-1)
+    path = np.concatenate([np.zeros((1, positions.shape[1])), np.cumsum(travel, axis=0)])
+    rows = []
+    for joint in range(positions.shape[1]):
+        for start, stop in contact_segments(contacts[:, joint]):
+            if stop - start >= min_frames:
+                rows.append((joint, start, stop, path[stop - 1, joint] - path[start, joint]))
+    return np.array(rows, dtype=float).reshape(-1, 4)
