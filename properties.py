@@ -1,19 +1,159 @@
-"""Scene settings: one PropertyGroup, ``scene.loopsmith``."""
+"""Scene settings (``scene.loopsmith``) and the operator properties they feed.
+
+Each parameter is defined once here; the PropertyGroup and the operators
+take fresh copies of the same definitions, and operators copy the scene's
+values into their own properties when invoked, so the panel, the redo panel,
+hotkeys and scripts all run with the same settings.
+"""
 
 import bpy
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty, StringProperty
+
+METHOD_ITEMS = (
+    ("CUBIC", "Cubic", "Inertialize the start-end difference away over a fixed blend time at each end (exact)"),
+    ("LINEAR_INERTIALIZE", "Linear + Inertialize", "Spread the difference over the whole clip, with a velocity correction at the ends"),
+    ("SOFTFADE", "Softfade", "Fade the difference out over a soft ramp at each end, with a velocity correction"),
+    ("SPRING", "Spring", "Decay the difference with critically damped springs (leaves a tiny residual)"),
+    ("LINEAR", "Linear", "Spread the difference over the whole clip without velocity correction"),
+    ("CROSSFADE", "Crossfade", "Blend the last frames into a continuation of the first frame"),
+    ("NONE", "None (Trim)", "Only cut the range, for comparison"),
+)
+SIDE_ITEMS = (
+    ("BOTH", "Both", "Split the correction between start and end by the ratio"),
+    ("START", "Start", "Correct only the start of the loop"),
+    ("END", "End", "Correct only the end of the loop"),
+)
+ROOT_MODE_ITEMS = (
+    ("AUTO", "Automatic", "Travel for clips that move, Loop for clips in place"),
+    ("TRAVEL", "Travel", "Keep the root's displacement; remove only its velocity mismatch, in character space"),
+    ("LOOP", "Loop", "Loop the root like any other bone (in-place clips)"),
+    ("IN_PLACE", "In Place", "Remove the root's steady horizontal travel, then loop it"),
+)
+LOOP_MODE_ITEMS = (
+    ("CLAMP", "Clamp", "The last frame repeats the first (Blender's cycles, most engines)"),
+    ("WRAP", "Wrap", "Drop the repeated last frame, for engines that interpolate last to first"),
+)
+RANGE_MODE_ITEMS = (
+    ("AUTO", "Automatic", "Find the best loop range first"),
+    ("FOUND", "Found Loop", "The loop chosen in Find Loop's list"),
+    ("ACTION", "Action Range", "Loop the action's whole frame range"),
+    ("MANUAL", "Manual", "Loop the frames from Start to End"),
+)
+GRADE_ITEMS = (
+    ("GOOD", "Good", "A raw cut would already be hard to see", "STRIP_COLOR_04", 0),
+    ("FAIR", "Fair", "A visible cut that Make Loop can hide", "STRIP_COLOR_03", 1),
+    ("POOR", "Poor", "The motion barely repeats here", "STRIP_COLOR_01", 2),
+)
+
+
+def make_loop_properties():
+    """Fresh definitions of Make Loop's parameters (times in seconds)."""
+    seconds = {"subtype": "TIME_ABSOLUTE", "unit": "TIME_ABSOLUTE", "min": 0.0, "soft_max": 2.0}
+    return {
+        "range_mode": EnumProperty(name="Range", items=RANGE_MODE_ITEMS, default="AUTO"),
+        "frame_start": IntProperty(name="Start", description="First frame of the loop", default=1),
+        "frame_end": IntProperty(name="End", description="Frame where the loop wraps (equal to the start after looping)", default=61),
+        "method": EnumProperty(name="Method", items=METHOD_ITEMS, default="CUBIC"),
+        "side": EnumProperty(name="Side", items=SIDE_ITEMS, default="BOTH"),
+        "ratio": FloatProperty(name="Ratio", description="Share of the correction made at the start", default=0.5, min=0.0, max=1.0, subtype="FACTOR"),
+        "halflife_start": FloatProperty(name="Half-life Start", default=0.1, **seconds),
+        "halflife_end": FloatProperty(name="Half-life End", default=0.1, **seconds),
+        "blend_start": FloatProperty(name="Blend Start", description="Blend time at the start", default=0.2, **seconds),
+        "blend_end": FloatProperty(name="Blend End", description="Blend time at the end", default=0.2, **seconds),
+        "softfade_start": FloatProperty(name="Fade Start", description="Softfade duration at the start", default=0.4, **seconds),
+        "softfade_end": FloatProperty(name="Fade End", description="Softfade duration at the end", default=0.4, **seconds),
+        "hardness_start": FloatProperty(name="Hardness Start", default=16.0, min=0.1, soft_max=50.0),
+        "hardness_end": FloatProperty(name="Hardness End", default=16.0, min=0.1, soft_max=50.0),
+        "crossfade": FloatProperty(name="Crossfade", description="Time blended before the seam", default=0.3, **seconds),
+        "crossfade_preroll": BoolProperty(name="Use Pre-roll", description="Blend towards the frames before the loop start, when there are any", default=False),
+        "root_mode": EnumProperty(name="Root", items=ROOT_MODE_ITEMS, default="AUTO"),
+        "root_bone": StringProperty(name="Root Bone", description="The bone that carries the travel; empty finds it"),
+        "root_blend": FloatProperty(name="Root Blend", description="Blend time of the root's velocity correction", default=0.5, **seconds),
+        "loop_mode": EnumProperty(name="Loop Mode", items=LOOP_MODE_ITEMS, default="CLAMP"),
+        "replace_action": BoolProperty(name="Replace Action", description="Replace the original action instead of writing a new one", default=False),
+    }
+
+
+def find_loop_properties():
+    """Fresh definitions of Find Loop's parameters (times in seconds)."""
+    seconds = {"subtype": "TIME_ABSOLUTE", "unit": "TIME_ABSOLUTE", "min": 0.0}
+    return {
+        "min_length": FloatProperty(name="Shortest", description="Shortest loop to consider", default=0.4, soft_max=10.0, **seconds),
+        "max_length": FloatProperty(name="Longest", description="Longest loop to consider", default=4.0, soft_max=20.0, **seconds),
+        "cycles": IntProperty(name="Cycles", description="Loop this many periods (0: any)", default=0, min=0, soft_max=8),
+        "skip_edges": FloatProperty(name="Skip Edges", description="Ignore this much at each end of the take (T-poses, settling)", default=0.0, soft_max=2.0, **seconds),
+        "add_markers": BoolProperty(name="Add Markers", description="Place timeline markers at the best range", default=False),
+    }
+
+
+def chosen_candidate(settings):
+    """The candidate selected in Find Loop's list, or None."""
+    if 0 <= settings.active_candidate < len(settings.candidates):
+        return settings.candidates[settings.active_candidate]
+    return None
+
+
+def copy_scene_settings(operator, settings, names):
+    """Give the operator the scene's values for the properties its caller did not set."""
+    for name in names:
+        if not operator.properties.is_property_set(name):
+            setattr(operator, name, getattr(settings, name))
+
+
+class LoopsmithCandidate(bpy.types.PropertyGroup):
+    """One loop range found by Find Loop."""
+
+    __annotations__ = {
+        "frame_start": IntProperty(name="Start"),
+        "frame_end": IntProperty(name="End"),
+        "cycles": IntProperty(name="Cycles"),
+        "score": FloatProperty(name="Score", description="Predicted seam visibility of a raw cut (lower is better)"),
+        "grade": EnumProperty(name="Grade", items=GRADE_ITEMS),
+    }
+
+
+class LoopsmithResult(bpy.types.PropertyGroup):
+    """The last Make Loop's numbers, for the panel."""
+
+    __annotations__ = {
+        "valid": BoolProperty(),
+        "action": StringProperty(name="Action"),
+        "frame_start": IntProperty(name="Start"),
+        "frame_end": IntProperty(name="End"),
+        "root_mode": StringProperty(name="Root"),
+        "root_bone": StringProperty(name="Root Bone"),
+        "visibility_before": FloatProperty(name="Visibility Before"),
+        "visibility_after": FloatProperty(name="Visibility After"),
+        "step_before": FloatProperty(name="Step Before", subtype="DISTANCE", unit="LENGTH"),
+        "step_after": FloatProperty(name="Step After", subtype="DISTANCE", unit="LENGTH"),
+        "jump_before": FloatProperty(name="Velocity Jump Before", unit="VELOCITY"),
+        "jump_after": FloatProperty(name="Velocity Jump After", unit="VELOCITY"),
+    }
 
 
 class LoopsmithSettings(bpy.types.PropertyGroup):
-    """Loopsmith's per-scene settings, copied into operator properties when they run."""
+    """Loopsmith's per-scene settings."""
+
+    __annotations__ = {
+        **make_loop_properties(),
+        **find_loop_properties(),
+        "candidates": CollectionProperty(type=LoopsmithCandidate),
+        # No update callback: bpy 4.2 crashes at exit after one was registered.
+        "active_candidate": IntProperty(name="Candidate", default=-1),
+        "result": PointerProperty(type=LoopsmithResult),
+    }
 
 
-classes = (LoopsmithSettings,)
+MAKE_LOOP_NAMES = tuple(make_loop_properties())
+FIND_LOOP_NAMES = tuple(find_loop_properties())
+
+classes = (LoopsmithCandidate, LoopsmithResult, LoopsmithSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 
 def register():
     _register_classes()
-    bpy.types.Scene.loopsmith = bpy.props.PointerProperty(type=LoopsmithSettings)
+    bpy.types.Scene.loopsmith = PointerProperty(type=LoopsmithSettings)
 
 
 def unregister():

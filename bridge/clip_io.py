@@ -301,3 +301,19 @@ def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=Fa
         bpy.data.actions.remove(action)
         raise
     return action
+
+
+def require_replaceable(action):
+    """ClipError if ``action`` cannot be replaced (it is linked from a library)."""
+    if action.library is not None:
+        raise ClipError(f"action '{action.name}' is linked from a library and cannot be replaced")
+
+
+def replace_action(source, action):
+    """Put ``action`` everywhere ``source`` is used, under its name; ``source`` is removed."""
+    require_replaceable(source)
+    name = source.name
+    source.user_remap(action)
+    bpy.data.actions.remove(source)
+    action.name = name
+    return action

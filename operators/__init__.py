@@ -1,6 +1,8 @@
 """Loopsmith's operators: context -> arrays -> core -> write back -> report."""
 
-_modules = ()
+from . import find_loop, make_loop
+
+_modules = (find_loop, make_loop)
 
 
 def register():

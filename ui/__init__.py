@@ -1,6 +1,8 @@
 """Loopsmith's panels and menus: layout only."""
 
-_modules = ()
+from . import menus, panels
+
+_modules = (panels, menus)
 
 
 def register():

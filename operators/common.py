@@ -1,0 +1,53 @@
+"""What every Loopsmith operator shares: poll reasons, progress, error reports."""
+
+from contextlib import contextmanager
+
+from ..bridge import clip_io
+
+
+def armature_problem(context):
+    """Why the operators cannot run on the active object, or None when they can."""
+    obj = context.active_object
+    if obj is None:
+        return "Select an armature with an action"
+    if obj.type != "ARMATURE":
+        return f"'{obj.name}' is not an armature"
+    if obj.animation_data is None or obj.animation_data.action is None:
+        return f"Armature '{obj.name}' has no action"
+    if obj.library is not None:
+        return f"'{obj.name}' is linked from a library"
+    start, end = obj.animation_data.action.frame_range
+    if end - start < 3:
+        return f"Action '{obj.animation_data.action.name}' is shorter than 4 frames"
+    return None
+
+
+def poll_armature(operator_class, context):
+    problem = armature_problem(context)
+    if problem:
+        operator_class.poll_message_set(problem)
+        return False
+    return True
+
+
+@contextmanager
+def progress(context, steps):
+    """Show progress in the window manager; always ends it, even on an error."""
+    wm = context.window_manager
+    wm.progress_begin(0, steps)
+    done = 0
+
+    def step():
+        nonlocal done
+        done += 1
+        wm.progress_update(done)
+
+    try:
+        yield step
+    finally:
+        wm.progress_end()
+
+
+def read_action_clip(context):
+    """The active armature's whole action as a clip (ClipError on bad input)."""
+    return clip_io.read_clip(context.active_object)

@@ -1,0 +1,88 @@
+"""Find Loop: detect the best loop ranges of the active armature's action."""
+
+import bpy
+from bpy.props import BoolProperty, IntProperty
+
+from .. import properties
+from ..core import detect
+from ..core.errors import LoopError, LoopsmithError
+from . import common
+
+MARKER_NAMES = ("Loop Start", "Loop End")
+
+
+def detect_loops(clip, props, frame_range=None):
+    """Run detection with the Find Loop parameters of ``props``."""
+    start, end = frame_range or (None, None)
+    return detect.find_loops(clip, props.min_length, props.max_length, props.cycles, props.skip_edges, start, end)
+
+
+def best_range(clip, props):
+    """The best loop range of a clip (Make Loop's automatic range)."""
+    best = detect_loops(clip, props).best
+    if best is None:
+        raise LoopError("found no repeating motion to loop: set the range by hand")
+    return best.frame_start, best.frame_end
+
+
+def place_markers(scene, start, end):
+    for marker in [m for m in scene.timeline_markers if m.name in MARKER_NAMES]:
+        scene.timeline_markers.remove(marker)
+    for name, frame in zip(MARKER_NAMES, (start, end)):
+        scene.timeline_markers.new(name, frame=frame)
+
+
+class LOOPSMITH_OT_find_loop(bpy.types.Operator):
+    """Find the best loop ranges of the active armature's action and use the best one"""
+
+    bl_idname = "loopsmith.find_loop"
+    bl_label = "Find Loop"
+    bl_options = {"REGISTER", "UNDO"}
+
+    __annotations__ = {
+        **properties.find_loop_properties(),
+        "use_search_range": BoolProperty(name="Search Range", description="Search only between the frames below, not the whole action"),
+        "search_start": IntProperty(name="From", default=1),
+        "search_end": IntProperty(name="To", default=250),
+    }
+
+    @classmethod
+    def poll(cls, context):
+        return common.poll_armature(cls, context)
+
+    def invoke(self, context, event):
+        properties.copy_scene_settings(self, context.scene.loopsmith, properties.FIND_LOOP_NAMES)
+        return self.execute(context)
+
+    def execute(self, context):
+        settings = context.scene.loopsmith
+        try:
+            with common.progress(context, 2) as step:
+                clip = common.read_action_clip(context)
+                step()
+                search = (self.search_start, self.search_end) if self.use_search_range else None
+                detection = detect_loops(clip, self, search)
+        except LoopsmithError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        settings.candidates.clear()
+        for found in detection.candidates:
+            item = settings.candidates.add()
+            item.frame_start, item.frame_end, item.cycles = found.frame_start, found.frame_end, found.cycles
+            item.score, item.grade = found.score, found.grade
+        best = detection.best
+        if best is None:
+            settings.active_candidate = -1
+            self.report({"WARNING"}, f"No repeating motion found in '{context.active_object.animation_data.action.name}'")
+            return {"FINISHED"}
+        settings.active_candidate = 0
+        settings.range_mode = "FOUND"  # Make Loop now uses the candidate chosen in the list
+        if self.add_markers:
+            place_markers(context.scene, best.frame_start, best.frame_end)
+        cycles = f"{best.cycles} cycle{'s' if best.cycles != 1 else ''}"
+        self.report({"INFO"}, f"Best loop {best.frame_start}-{best.frame_end} ({best.length} frames, {cycles}, {best.grade})")
+        return {"FINISHED"}
+
+
+classes = (LOOPSMITH_OT_find_loop,)
+register, unregister = bpy.utils.register_classes_factory(classes)

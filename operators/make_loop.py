@@ -1,0 +1,103 @@
+"""Make Loop: a seamless, cyclic copy of a range of the active armature's action."""
+
+import bpy
+
+from .. import properties
+from ..bridge import clip_io, cycles
+from ..core import loop, stitch
+from ..core.errors import LoopError, LoopsmithError
+from ..ui.layout import draw_make_loop
+from . import common
+from .find_loop import best_range
+
+
+def stitch_parameters(props):
+    """Core parameters from operator properties."""
+    names = [name for name in stitch.StitchParameters.__dataclass_fields__]
+    return stitch.StitchParameters(**{name: getattr(props, name) for name in names})
+
+
+def loop_range(props, clip):
+    """The (start, end) frames Make Loop closes, from the range mode."""
+    if props.range_mode == "FOUND":
+        raise LoopError("no loop chosen in Find Loop's list: run Find Loop first")
+    if props.range_mode == "ACTION":
+        return int(clip.frames[0]), int(clip.frames[-1])
+    if props.range_mode == "MANUAL":
+        return props.frame_start, props.frame_end
+    return best_range(clip, props)
+
+
+def store_result(settings, result, action, start, end):
+    stored = settings.result
+    stored.valid = True
+    stored.action = action.name
+    stored.frame_start, stored.frame_end = start, end
+    stored.root_mode = result.root_mode
+    stored.root_bone = result.clip.bone_names[result.root] if result.root >= 0 else ""
+    stored.visibility_before, stored.visibility_after = result.before.visibility, result.after.visibility
+    stored.step_before, stored.step_after = result.before.max_position_step, result.after.max_position_step
+    stored.jump_before, stored.jump_after = result.before.max_velocity_jump, result.after.max_velocity_jump
+
+
+class LOOPSMITH_OT_make_loop(bpy.types.Operator):
+    """Make a range of the active armature's action loop seamlessly, as a new cyclic action"""
+
+    bl_idname = "loopsmith.make_loop"
+    bl_label = "Make Loop"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    __annotations__ = {**properties.make_loop_properties(), **properties.find_loop_properties()}
+
+    @classmethod
+    def poll(cls, context):
+        return common.poll_armature(cls, context)
+
+    def invoke(self, context, event):
+        settings = context.scene.loopsmith
+        properties.copy_scene_settings(self, settings, properties.MAKE_LOOP_NAMES + properties.FIND_LOOP_NAMES)
+        return self.execute(context)
+
+    def draw(self, context):
+        obj = context.active_object
+        draw_make_loop(self.layout, self, obj.data if obj is not None and obj.type == "ARMATURE" else None)
+
+    def execute(self, context):
+        obj = context.active_object
+        source = obj.animation_data.action
+        candidate = properties.chosen_candidate(context.scene.loopsmith)
+        if self.range_mode == "FOUND" and candidate is not None:
+            # Pin the chosen range so the redo panel keeps it.
+            self.range_mode = "MANUAL"
+            self.frame_start, self.frame_end = candidate.frame_start, candidate.frame_end
+        try:
+            if self.replace_action:
+                clip_io.require_replaceable(source)  # before anything is written
+            with common.progress(context, 3) as step:
+                clip = common.read_action_clip(context)
+                start, end = loop_range(self, clip)
+                step()
+                result = loop.make_loop(clip, start, end, stitch_parameters(self), self.root_mode, self.root_bone, self.loop_mode, self.root_blend)
+                step()
+                action = clip_io.write_clip(obj, result.clip, f"{source.name}_loop", source_action=source, frame_range=True, cyclic=True)
+                action.frame_end = end  # the full period, also when WRAP drops the last key
+                if self.loop_mode == "CLAMP":
+                    travel_bone = result.clip.bone_names[result.root] if result.root_mode == "TRAVEL" else None
+                    cycles.add_cycle_modifiers(obj, action, travel_bone)
+                if self.replace_action:
+                    action = clip_io.replace_action(source, action)
+                else:
+                    source.use_fake_user = True  # the original stays in the file
+        except LoopsmithError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        store_result(context.scene.loopsmith, result, action, start, end)
+        before, after = result.before, result.after
+        self.report({"INFO"}, f"Loop {start}-{end} ({result.length} frames, root {result.root_mode.lower()}) into '{action.name}': "
+                              f"seam visibility {before.visibility:.1f} -> {after.visibility:.1f}, "
+                              f"velocity jump {before.max_velocity_jump:.2f} -> {after.max_velocity_jump:.2f} m/s")
+        return {"FINISHED"}
+
+
+classes = (LOOPSMITH_OT_make_loop,)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,76 @@
+"""Layout helpers shared by the sidebar panels and the operators' redo panels."""
+
+# The parameters each method uses, in the order they are shown.
+METHOD_PARAMETERS = {
+    "SPRING": ("side", "ratio", "halflife_start", "halflife_end"),
+    "CUBIC": ("side", "ratio", "blend_start", "blend_end"),
+    "LINEAR": ("ratio",),
+    "LINEAR_INERTIALIZE": ("ratio", "blend_start", "blend_end"),
+    "SOFTFADE": ("ratio", "softfade_start", "softfade_end", "hardness_start", "hardness_end", "blend_start", "blend_end"),
+    "CROSSFADE": ("crossfade", "crossfade_preroll"),
+    "NONE": (),
+}
+# Parameters that only matter on one side or with both.
+_SIDE_ONLY = {"halflife_start": "END", "halflife_end": "START", "blend_start": "END", "blend_end": "START"}
+
+
+def _shown(data, name):
+    if data.method in ("SPRING", "CUBIC"):
+        if name == "ratio" and data.side != "BOTH":
+            return False
+        if _SIDE_ONLY.get(name) == data.side:
+            return False
+    return True
+
+
+def draw_range(layout, data, candidate=None):
+    layout.prop(data, "range_mode")
+    if data.range_mode == "FOUND":
+        text = f"{candidate.frame_start}-{candidate.frame_end} ({candidate.grade.title()})" if candidate else "Run Find Loop first"
+        layout.label(text=text, icon="CHECKMARK" if candidate else "ERROR")
+    if data.range_mode == "MANUAL":
+        row = layout.row(align=True)
+        row.prop(data, "frame_start")
+        row.prop(data, "frame_end")
+
+
+def draw_method(layout, data):
+    """Method and only the parameters that method uses."""
+    layout.prop(data, "method")
+    column = layout.column(align=True)
+    for name in METHOD_PARAMETERS[data.method]:
+        if _shown(data, name):
+            column.prop(data, name)
+
+
+def draw_root_and_output(layout, data, armature=None):
+    layout.prop(data, "root_mode")
+    if data.root_mode != "LOOP":
+        if armature is not None:
+            layout.prop_search(data, "root_bone", armature, "bones", text="Root Bone")
+        else:
+            layout.prop(data, "root_bone")
+        if data.root_mode in ("AUTO", "TRAVEL"):
+            layout.prop(data, "root_blend")
+    layout.prop(data, "loop_mode")
+    layout.prop(data, "replace_action")
+
+
+def draw_find_settings(layout, data):
+    row = layout.row(align=True)
+    row.prop(data, "min_length")
+    row.prop(data, "max_length")
+    layout.prop(data, "cycles")
+    layout.prop(data, "skip_edges")
+    layout.prop(data, "add_markers")
+
+
+def draw_make_loop(layout, data, armature=None, candidate=None):
+    """Everything Make Loop takes, for the panel and the redo panel alike."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    draw_range(layout, data, candidate)
+    if data.range_mode == "AUTO":
+        draw_find_settings(layout.column(heading="Find"), data)
+    draw_method(layout, data)
+    draw_root_and_output(layout, data, armature)

@@ -1,0 +1,109 @@
+"""Sidebar panels ("Loopsmith" tab) in the 3D Viewport, Dope Sheet and Graph Editor."""
+
+import bpy
+
+from ..properties import chosen_candidate
+from . import layout as draw
+
+
+class LOOPSMITH_UL_candidates(bpy.types.UIList):
+    """Find Loop's candidates with their grade."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+        grade_icon = item.bl_rna.properties["grade"].enum_items[item.grade].icon
+        row = layout.row(align=True)
+        row.label(text=f"{item.frame_start}-{item.frame_end}", icon=grade_icon)
+        row.label(text=f"{item.frame_end - item.frame_start} fr, {item.cycles}x")
+        row.label(text=f"{item.score:.1f}")
+
+
+def _settings(context):
+    return context.scene.loopsmith
+
+
+def _panel_classes(space, region="UI"):
+    """The panel set for one editor; each editor needs its own classes."""
+    suffix = space.split("_")[0].lower()
+
+    class Main(bpy.types.Panel):
+        bl_space_type = space
+        bl_region_type = region
+        bl_category = "Loopsmith"
+        bl_label = "Loopsmith"
+        bl_idname = f"LOOPSMITH_PT_main_{suffix}"
+
+        def draw(self, context):
+            obj = context.active_object
+            action = obj.animation_data.action if obj and obj.animation_data else None
+            if obj is None or obj.type != "ARMATURE":
+                self.layout.label(text="Select an armature", icon="INFO")
+            else:
+                self.layout.label(text=action.name if action else "No action", icon="ACTION")
+
+    class Find(bpy.types.Panel):
+        bl_space_type = space
+        bl_region_type = region
+        bl_category = "Loopsmith"
+        bl_label = "Find Loop"
+        bl_parent_id = Main.bl_idname
+        bl_idname = f"LOOPSMITH_PT_find_{suffix}"
+
+        def draw(self, context):
+            settings = _settings(context)
+            layout = self.layout
+            layout.use_property_split = True
+            layout.use_property_decorate = False
+            draw.draw_find_settings(layout, settings)
+            layout.operator("loopsmith.find_loop", icon="VIEWZOOM")
+            layout.template_list("LOOPSMITH_UL_candidates", "", settings, "candidates", settings, "active_candidate", rows=3)
+
+    class Make(bpy.types.Panel):
+        bl_space_type = space
+        bl_region_type = region
+        bl_category = "Loopsmith"
+        bl_label = "Make Loop"
+        bl_parent_id = Main.bl_idname
+        bl_idname = f"LOOPSMITH_PT_make_{suffix}"
+
+        def draw(self, context):
+            obj = context.active_object
+            armature = obj.data if obj is not None and obj.type == "ARMATURE" else None
+            settings = _settings(context)
+            draw.draw_make_loop(self.layout, settings, armature, chosen_candidate(settings))
+            self.layout.operator("loopsmith.make_loop", icon="FILE_REFRESH")
+
+    class Result(bpy.types.Panel):
+        bl_space_type = space
+        bl_region_type = region
+        bl_category = "Loopsmith"
+        bl_label = "Result"
+        bl_parent_id = Main.bl_idname
+        bl_idname = f"LOOPSMITH_PT_result_{suffix}"
+
+        @classmethod
+        def poll(cls, context):
+            return _settings(context).result.valid
+
+        def draw(self, context):
+            result = _settings(context).result
+            layout = self.layout
+            layout.label(text=f"{result.action}: {result.frame_start}-{result.frame_end}", icon="ACTION")
+            if result.root_bone:
+                layout.label(text=f"Root {result.root_mode.lower()}: {result.root_bone}")
+            grid = layout.grid_flow(columns=3, even_columns=True, align=True)
+            for label, before, after, unit in (
+                ("Visibility", result.visibility_before, result.visibility_after, ""),
+                ("Step", result.step_before * 1000.0, result.step_after * 1000.0, " mm"),
+                ("Velocity jump", result.jump_before, result.jump_after, " m/s"),
+            ):
+                grid.label(text=label)
+                grid.label(text=f"{before:.2f}{unit}")
+                grid.label(text=f"{after:.2f}{unit}")
+
+    for cls in (Main, Find, Make, Result):
+        cls.__name__ = cls.bl_idname
+    return (Main, Find, Make, Result)
+
+
+classes = (LOOPSMITH_UL_candidates,) + _panel_classes("VIEW_3D") + _panel_classes("DOPESHEET_EDITOR") + _panel_classes("GRAPH_EDITOR")
+register, unregister = bpy.utils.register_classes_factory(classes)
