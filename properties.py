@@ -2,8 +2,8 @@
 
 Each parameter is defined once here; the PropertyGroup and the operators
 take fresh copies of the same definitions, and operators copy the scene's
-values into their own properties when invoked, so the panel, the redo panel,
-hotkeys and scripts all run with the same settings.
+values into every property the caller did not set when they run, so the
+panel, the redo panel, hotkeys and scripts all run with the same settings.
 """
 
 import bpy

@@ -8,6 +8,8 @@ import re
 
 import numpy as np
 
+from . import kinematics, metrics
+
 _FOOT_NAMES = re.compile(r"foot|toe|ankle|heel|ball", re.IGNORECASE)
 
 
@@ -53,3 +55,29 @@ def skating(positions, contacts, min_frames=3):
             if stop - start >= min_frames:
                 rows.append((joint, start, stop, path[stop - 1, joint] - path[start, joint]))
     return np.array(rows, dtype=float).reshape(-1, 4)
+
+
+def _skating_rows(positions, bone_names, dt):
+    feet = foot_joints(bone_names, positions)
+    planted = positions[:, feet]
+    return skating(planted, detect_contacts(planted, dt))
+
+
+def median_skating(clip):
+    """Median horizontal slide per foot contact inside a clip (its own baseline)."""
+    rows = _skating_rows(kinematics.clip_joint_positions(clip), clip.bone_names, clip.dt)
+    return float(np.median(rows[:, 3])) if len(rows) else 0.0
+
+
+def seam_skating(loop_clip, travel_root=None, window=0.3):
+    """Largest slide of a foot contact within ``window`` seconds of the seam.
+
+    Measured over two cycles played one after the other (travel accumulated),
+    so a contact that spans the wrap is seen whole.
+    """
+    positions = metrics.chained_positions(loop_clip, travel_root, cycles=2)
+    rows = _skating_rows(positions, loop_clip.bone_names, loop_clip.dt)
+    seam = loop_clip.num_frames - 1
+    reach = window / loop_clip.dt
+    near = (rows[:, 1] <= seam + reach) & (rows[:, 2] >= seam - reach)
+    return float(rows[near, 3].max()) if near.any() else 0.0

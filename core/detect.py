@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import kinematics, quat, root as root_motion
-from .metrics import descendants
+from .metrics import descendants, seam_metrics
 
 VELOCITY_TIME = 0.1  # seconds: velocities times this are lengths, comparable to positions
 WINDOW_TIME = 0.1  # seconds on each side of the seam in the start/end distance
 GRADES = (("GOOD", 1.5, 0.8), ("FAIR", 5.0, 0.5))  # (grade, score below, correlation at least)
+STILL = 1e-4  # a clip whose joints move less than this (its length unit) has no motion to loop
 
 
 @dataclass
@@ -77,6 +78,7 @@ class _Motion:
     """What detection needs of a clip, computed once."""
 
     def __init__(self, clip):
+        self.clip = clip
         self.dt = clip.dt
         pose = kinematics.clip_forward_kinematics(clip)
         self.positions = pose[..., :3, 3]
@@ -94,18 +96,20 @@ class _Motion:
         acceleration = np.zeros(self.positions.shape[:2])
         acceleration[1:-1] = np.linalg.norm(self.positions[2:] - 2 * self.positions[1:-1] + self.positions[:-2], axis=-1) / self.dt**2
         typical = np.percentile(acceleration[1:-1], 95, axis=0)
-        self.typical_acceleration = np.maximum(typical, 0.25 * np.median(typical)) + 1e-9
+        typical = np.maximum(typical, 0.25 * np.median(typical)) + 1e-9
         # How violent each frame is: 1 = a joint at its 95th-percentile acceleration.
-        self.violence = (acceleration / self.typical_acceleration).max(axis=1)
+        self.violence = (acceleration / typical).max(axis=1)
 
-    def raw_visibility(self, start, end):
-        """Seam visibility of cutting frames start..end (indices) into a loop without stitching."""
-        p = self.positions
-        chain = self.frames[end] @ np.linalg.inv(self.frames[start])
-        nxt = p[start:start + 2].copy()
-        nxt[:, self.moving] = nxt[:, self.moving] @ chain[:3, :3].T + chain[:3, 3]
-        seam = np.linalg.norm(nxt[1] - 2.0 * nxt[0] + p[end - 1], axis=-1) / self.dt**2
-        return float((seam / self.typical_acceleration).max())
+
+
+def raw_visibility(clip, start, end):
+    """Seam visibility of cutting frame indices start..end into a loop without stitching.
+
+    Exactly what :func:`.metrics.seam_metrics` reports for that raw cut, with
+    the root Make Loop would choose for it.
+    """
+    segment = clip.slice_frames(start, end + 1)
+    return seam_metrics(segment, root_motion.find_moving_root(segment)).visibility
 
 
 def autocorrelation(feature, max_lag):
@@ -139,6 +143,19 @@ def _refine(r, lag):
     a, b, c = r[lag - 1], r[lag], r[lag + 1]
     denominator = a - 2.0 * b + c
     return lag + (0.5 * (a - c) / denominator if abs(denominator) > 1e-12 else 0.0)
+
+
+def _refine_period(r, period, max_lag):
+    """The period that best explains the peaks at its multiples (least squares through them)."""
+    lags, weights = [], []
+    for k in range(1, int(max_lag // period) + 1):
+        near = int(round(k * period))
+        window = np.arange(max(near - 2, 1), min(near + 2, max_lag) + 1)
+        peak = window[np.argmax(r[window])]
+        if r[peak] > 0.3 and r[peak] >= r[peak - 1] and r[peak] >= r[peak + 1]:
+            lags.append(_refine(r, peak) / k)
+            weights.append(k * k * r[peak])
+    return float(np.average(lags, weights=weights)) if lags else period
 
 
 def _best_start(motion, length, first, last):
@@ -180,11 +197,13 @@ def find_loops(clip, min_length=0.4, max_length=4.0, cycles=0, skip_edges=0.0, f
     if last - first < 4:
         return Detection([])
     motion = _Motion(clip.slice_frames(first, last + 1))
+    if np.ptp(motion.shape_feature, axis=0).max() < STILL:
+        return Detection([])  # nothing moves, so nothing repeats
     offset = first
     n = last - first + 1
     candidates = []
     if _closed_loop(motion) and (cycles in (0, 1)):
-        candidates.append(Candidate(int(frames[first]), int(frames[last]), 1, motion.raw_visibility(0, n - 1), 1.0))
+        candidates.append(Candidate(int(frames[first]), int(frames[last]), 1, raw_visibility(motion.clip, 0, n - 1), 1.0))
 
     low = max(2, int(np.floor(min_length / clip.dt)))
     high = min(int(np.ceil(max_length / clip.dt)), n - 3)
@@ -194,21 +213,17 @@ def find_loops(clip, min_length=0.4, max_length=4.0, cycles=0, skip_edges=0.0, f
     if len(peaks):
         strongest = r[peaks].max()
         fundamental = peaks[np.argmax(r[peaks] >= 0.8 * strongest)]
-        period = _refine(r, fundamental)
+        period = _refine_period(r, _refine(r, fundamental), len(r) - 2)
         multiples = [cycles] if cycles else range(1, int(high // period) + 1)
         for k in multiples:
-            target = k * period
-            lengths = {int(np.floor(target)), int(np.ceil(target))}
-            options = []
-            for length in sorted(lengths):
-                if low <= length <= min(high, n - 1):
-                    start, cost = _best_start(motion, length, 0, n - 1)
-                    if start is not None:
-                        options.append((cost, start, length))
-            if options:
-                _, start, length = min(options)
+            length = int(round(k * period))
+            if low <= length <= min(high, n - 1):
+                start, _ = _best_start(motion, length, 0, n - 1)
+            else:
+                start = None
+            if start is not None:
                 correlation = float(r[min(length, len(r) - 1)])
-                candidates.append(Candidate(int(frames[offset + start]), int(frames[offset + start + length]), k, motion.raw_visibility(start, start + length), correlation))
+                candidates.append(Candidate(int(frames[offset + start]), int(frames[offset + start + length]), k, raw_visibility(motion.clip, start, start + length), correlation))
     for candidate in candidates:
         candidate.grade = grade(candidate.score, candidate.correlation)
     order = {"GOOD": 0, "FAIR": 1, "POOR": 2}

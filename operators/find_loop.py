@@ -50,12 +50,9 @@ class LOOPSMITH_OT_find_loop(bpy.types.Operator):
     def poll(cls, context):
         return common.poll_armature(cls, context)
 
-    def invoke(self, context, event):
-        properties.copy_scene_settings(self, context.scene.loopsmith, properties.FIND_LOOP_NAMES)
-        return self.execute(context)
-
     def execute(self, context):
         settings = context.scene.loopsmith
+        properties.copy_scene_settings(self, settings, properties.FIND_LOOP_NAMES)
         try:
             with common.progress(context, 2) as step:
                 clip = common.read_action_clip(context)

@@ -53,19 +53,16 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
     def poll(cls, context):
         return common.poll_armature(cls, context)
 
-    def invoke(self, context, event):
-        settings = context.scene.loopsmith
-        properties.copy_scene_settings(self, settings, properties.MAKE_LOOP_NAMES + properties.FIND_LOOP_NAMES)
-        return self.execute(context)
-
     def draw(self, context):
         obj = context.active_object
         draw_make_loop(self.layout, self, obj.data if obj is not None and obj.type == "ARMATURE" else None)
 
     def execute(self, context):
+        settings = context.scene.loopsmith
+        properties.copy_scene_settings(self, settings, properties.MAKE_LOOP_NAMES + properties.FIND_LOOP_NAMES)
         obj = context.active_object
         source = obj.animation_data.action
-        candidate = properties.chosen_candidate(context.scene.loopsmith)
+        candidate = properties.chosen_candidate(settings)
         if self.range_mode == "FOUND" and candidate is not None:
             # Pin the chosen range so the redo panel keeps it.
             self.range_mode = "MANUAL"
@@ -91,7 +88,7 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
-        store_result(context.scene.loopsmith, result, action, start, end)
+        store_result(settings, result, action, start, end)
         before, after = result.before, result.after
         self.report({"INFO"}, f"Loop {start}-{end} ({result.length} frames, root {result.root_mode.lower()}) into '{action.name}': "
                               f"seam visibility {before.visibility:.1f} -> {after.visibility:.1f}, "

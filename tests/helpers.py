@@ -61,3 +61,99 @@ def fcurve_snapshot(fcurves):
         fcurve.keyframe_points.foreach_get("co", co)
         snapshot[(fcurve.data_path, fcurve.array_index)] = co
     return snapshot
+
+
+class RecordingLayout:
+    """A stand-in for ``bpy.types.UILayout`` that checks what a draw function asks for.
+
+    Headless Blender has no UI to draw into; this catches misspelt properties,
+    unknown operators and menus, which a real layout would only print.
+    """
+
+    def __init__(self, log=None):
+        self.log = [] if log is None else log
+        self.use_property_split = self.use_property_decorate = self.enabled = self.active = True
+
+    def _child(self, *args, **kwargs):
+        return RecordingLayout(self.log)
+
+    row = column = box = split = grid_flow = column_flow = _child
+
+    def prop(self, data, name, **kwargs):
+        assert name in data.bl_rna.properties, f"{type(data).__name__} has no property '{name}'"
+        self.log.append(("prop", name))
+
+    def prop_search(self, data, name, search_data, search_name, **kwargs):
+        assert name in data.bl_rna.properties and search_name in search_data.bl_rna.properties
+        self.log.append(("prop", name))
+
+    def operator(self, idname, **kwargs):
+        import bpy
+
+        category, name = idname.split(".")
+        assert hasattr(getattr(bpy.ops, category), name), idname
+        self.log.append(("operator", idname))
+
+    def menu(self, idname, **kwargs):
+        import bpy
+
+        assert hasattr(bpy.types, idname), idname
+        self.log.append(("menu", idname))
+
+    def template_list(self, list_type, list_id, data, name, active_data, active_name, **kwargs):
+        import bpy
+
+        assert hasattr(bpy.types, list_type) and name in data.bl_rna.properties and active_name in active_data.bl_rna.properties
+        self.log.append(("list", name))
+
+    def label(self, **kwargs):
+        self.log.append(("label", kwargs.get("text", "")))
+
+    def separator(self, **kwargs):
+        pass
+
+
+# Multi-cycle walk and run clips with the gait period the shared README gives (seconds).
+GAIT_CLIPS = {
+    "dataset-2_walk_normal_020.bvh": 1.10,
+    "dataset-1_walk_normal_001.bvh": 1.07,
+    "dataset-2_run_normal_040.bvh": 0.80,
+    "dataset-1_run_happy_001.bvh": 0.77,
+    "dataset-1_walk-left_normal_001.bvh": 1.10,
+    "dataset-1_walk-right_normal_001.bvh": 1.10,
+    "dataset-1_walk-back_masculinity_001.bvh": 1.10,
+    "dataset-2_walk-turn-left_normal_007.bvh": 1.13,
+}
+WALKS = tuple(name for name in GAIT_CLIPS if "_walk" in name)
+
+
+def foot_height_period(positions, bone_names, fps):
+    """Gait period in frames from the feet's height signal alone (autocorrelation peak, 0.5-1.6 s)."""
+    feet = [i for i, name in enumerate(bone_names) if name.lower().startswith("foot")]
+    height = positions[:, feet, 2] - positions[:, feet, 2].mean(axis=0)
+    n = len(height)
+    lags = np.arange(int(0.5 * fps), min(int(1.6 * fps), n - 2) + 1)
+    r = np.array([np.sum(height[:-lag] * height[lag:]) / (n - lag) for lag in lags])
+    peaks = [i for i in range(1, len(lags) - 1) if r[i] >= r[i - 1] and r[i] >= r[i + 1]]
+    best = max(peaks, key=lambda i: r[i])
+    a, b, c = r[best - 1], r[best], r[best + 1]
+    return lags[best] + 0.5 * (a - c) / (a - 2 * b + c)
+
+
+def hand_picked_range(positions, rotations, period_frames, cycles=2):
+    """What an animator would pick: whole cycles whose ends match, cut where the motion is calm.
+
+    Returns (start index, length in frames).
+    """
+    acceleration = np.linalg.norm(positions[2:] - 2 * positions[1:-1] + positions[:-2], axis=-1)
+    calm = (acceleration / np.maximum(np.percentile(acceleration, 95, axis=0), 1e-9)).max(axis=1)
+    calm = np.concatenate([[np.inf], calm, [np.inf]])
+    best = None
+    target = int(round(cycles * period_frames))
+    for length in range(target - 2, target + 3):
+        for start in range(3, len(rotations) - length - 3):
+            match = sum(np.sum(1 - np.abs(np.sum(rotations[start + k] * rotations[start + length + k], -1))) for k in (0, 1))
+            cost = match * (1 + max(calm[start], calm[start + length]))
+            if best is None or cost < best[0]:
+                best = (cost, start, length)
+    return best[1], best[2]

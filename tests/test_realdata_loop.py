@@ -1,0 +1,87 @@
+"""Make Loop on the real clips: seams, travel, feet, rotations (issue: Make Loop)."""
+
+import numpy as np
+import pytest
+
+from helpers import GAIT_CLIPS, WALKS, hand_picked_range, import_bvh
+
+pytestmark = [pytest.mark.blender, pytest.mark.realdata]
+bpy = pytest.importorskip("bpy")
+
+CLOSING_METHODS = ("CUBIC", "LINEAR_INERTIALIZE", "SOFTFADE", "CROSSFADE")
+
+
+@pytest.fixture
+def gait(loopsmith, blank, mocap_dir, request):
+    """(armature, source clip, start frame, end frame) for a clip and its hand-picked range."""
+    name = request.param
+    obj = import_bvh(mocap_dir / name)
+    clip = loopsmith.bridge.clip_io.read_clip(obj)
+    positions = loopsmith.core.kinematics.clip_joint_positions(clip)
+    start, length = hand_picked_range(positions, clip.rotation, GAIT_CLIPS[name] * clip.fps)
+    return obj, clip, int(clip.frames[start]), int(clip.frames[start + length])
+
+
+def _make_loop(obj, start, end, **options):
+    assert bpy.ops.loopsmith.make_loop(range_mode="MANUAL", frame_start=start, frame_end=end, **options) == {"FINISHED"}
+    return bpy.context.scene.loopsmith.result
+
+
+def _written(loopsmith, obj, result):
+    """The loop as Blender stores it, read back from the new action."""
+    clip = loopsmith.bridge.clip_io.read_clip(obj)
+    root = clip.bone_index(result.root_bone) if result.root_mode == "TRAVEL" else None
+    return clip, root
+
+
+@pytest.mark.parametrize("gait", sorted(GAIT_CLIPS), indirect=True)
+@pytest.mark.parametrize("method", CLOSING_METHODS)
+def test_closing_methods_leave_no_visible_seam(loopsmith, gait, method):
+    obj, source, start, end = gait
+    result = _make_loop(obj, start, end, method=method)
+    clip, root = _written(loopsmith, obj, result)
+    assert (clip.frames[0], clip.frames[-1]) == (start, end)
+    assert np.all(np.isfinite(clip.location)) and np.allclose(np.linalg.norm(clip.rotation, axis=-1), 1.0, atol=1e-6)
+    seam = loopsmith.core.metrics.seam_metrics(clip, root)
+    assert seam.max_position_step < 1e-4, seam.summary()
+    assert seam.visibility <= 1.0, seam.summary()
+    assert seam.visibility < result.visibility_before
+
+
+@pytest.mark.parametrize("gait", sorted(GAIT_CLIPS), indirect=True)
+def test_spring_reports_its_residual_honestly(loopsmith, gait):
+    obj, source, start, end = gait
+    result = _make_loop(obj, start, end, method="SPRING")
+    clip, root = _written(loopsmith, obj, result)
+    seam = loopsmith.core.metrics.seam_metrics(clip, root)
+    assert result.step_after == pytest.approx(seam.max_position_step, abs=1e-5)
+    assert result.visibility_after == pytest.approx(seam.visibility, rel=1e-3, abs=1e-3)
+    assert seam.max_position_step < result.step_before
+
+
+@pytest.mark.parametrize("gait", sorted(WALKS), indirect=True)
+def test_travel_accumulates_without_a_velocity_jump(loopsmith, gait):
+    obj, source, start, end = gait
+    result = _make_loop(obj, start, end)
+    assert result.root_mode == "TRAVEL" and result.root_bone == "Hips"
+    clip, root = _written(loopsmith, obj, result)
+    two_cycles = loopsmith.core.metrics.chained_positions(clip, root, cycles=2)
+    seam = clip.num_frames - 1
+    hips = two_cycles[:, root]
+    assert np.linalg.norm(hips[-1, :2] - hips[0, :2]) > 1.5 * np.linalg.norm(hips[seam, :2] - hips[0, :2])  # travel adds up
+    metrics = loopsmith.core.metrics.seam_metrics(clip, root)
+    # No joint's velocity jumps across the seam by more than the clip's own frames show.
+    assert metrics.velocity_jump_ratio <= 1.0, metrics.summary()
+    assert metrics.visibility <= 1.0
+
+
+@pytest.mark.parametrize("gait", ["dataset-1_walk_normal_001.bvh"], indirect=True)
+def test_euler_bones_are_written_back_continuous(loopsmith, gait):
+    obj, source, start, end = gait
+    assert all(pb.rotation_mode == "ZXY" for pb in obj.pose.bones)
+    _make_loop(obj, start, end)
+    action = obj.animation_data.action
+    for fcurve in loopsmith.bridge.action_api.fcurves_of(action, obj):
+        if fcurve.data_path.endswith("rotation_euler"):
+            values = np.array([key.co[1] for key in fcurve.keyframe_points])
+            assert np.all(np.isfinite(values)) and np.abs(np.diff(values)).max() < 0.5, fcurve.data_path
