@@ -28,24 +28,38 @@ def rest_relative(parents, rest):
     return relative
 
 
-def forward_kinematics(parents, rest, location, rotation, scale):
+def ancestors_and_self(parents, bones):
+    """Sorted indices of ``bones`` and every bone above them."""
+    needed = set()
+    for bone in bones:
+        while bone >= 0 and bone not in needed:
+            needed.add(bone)
+            bone = parents[bone]
+    return sorted(needed)
+
+
+def forward_kinematics(parents, rest, location, rotation, scale, bones=None):
     """Armature-space pose matrices ``(F, B, 4, 4)`` (Blender ``pose_bone.matrix``).
 
     parents ``(B,)`` with parents before children; rest ``(B, 4, 4)``;
     location ``(F, B, 3)``, rotation ``(F, B, 4)``, scale ``(F, B, 3)``.
-    Vectorized over frames; the loop runs over bones only.
+    bones: evaluate only these and their ancestors (the others stay zero).
+    Vectorized over frames; the loop runs over bones, each contiguous in memory.
     """
     relative = rest_relative(parents, rest)
-    pose = relative[None] @ local_matrices(location, rotation, scale)
-    for bone, parent in enumerate(parents):
-        if parent >= 0:
-            pose[:, bone] = pose[:, parent] @ pose[:, bone]
-    return pose
+    frames = np.shape(location)[0]
+    pose = np.zeros((len(parents), frames, 4, 4))
+    needed = range(len(parents)) if bones is None else ancestors_and_self(parents, bones)
+    for bone in needed:
+        basis = relative[bone] @ local_matrices(location[:, bone], rotation[:, bone], scale[:, bone])
+        parent = parents[bone]
+        pose[bone] = basis if parent < 0 else pose[parent] @ basis
+    return np.moveaxis(pose, 0, 1)
 
 
-def clip_forward_kinematics(clip):
-    """Armature-space pose matrices ``(F, B, 4, 4)`` of a :class:`~.clip.Clip`."""
-    return forward_kinematics(clip.parents, clip.rest, clip.location, clip.rotation, clip.scale)
+def clip_forward_kinematics(clip, bones=None):
+    """Armature-space pose matrices ``(F, B, 4, 4)`` of a :class:`~.clip.Clip` (see :func:`forward_kinematics`)."""
+    return forward_kinematics(clip.parents, clip.rest, clip.location, clip.rotation, clip.scale, bones)
 
 
 def clip_joint_positions(clip):

@@ -4,10 +4,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import quat, root as root_motion, stitch
+from . import kinematics, quat, root as root_motion, stitch
 from .clip import Clip
 from .errors import LoopError
-from .metrics import SeamMetrics, seam_metrics
+from .metrics import SeamMetrics, baseline, seam_metrics
 
 LOOP_MODES = ("CLAMP", "WRAP")
 
@@ -35,14 +35,14 @@ def _stitch_channels(x, q, dt, params, pre_x=None, pre_q=None):
     return stitch.stitch_vectors(x, dt, params), stitch.stitch_rotations(q, dt, params)
 
 
-def _resolve_root(clip, root_mode, root_bone):
+def _resolve_root(clip, root_mode, root_bone, pose):
     if root_mode not in root_motion.ROOT_MODES:
         raise LoopError(f"unknown root mode '{root_mode}'")
     if root_bone:
         root = clip.bone_index(root_bone)
-        moving = root_motion.location_travel(clip)[root] >= root_motion.MIN_TRAVEL
+        moving = root_motion.location_travel(clip, pose)[root] >= root_motion.MIN_TRAVEL
     else:
-        root = root_motion.find_moving_root(clip)
+        root = root_motion.find_moving_root(clip, pose)
         moving = root is not None
     if root_mode == "AUTO":
         root_mode = "TRAVEL" if moving else "LOOP"
@@ -71,9 +71,11 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     first, last = int(frame_start - frames[0]), int(frame_end - frames[0])
     segment = clip.slice_frames(first, last + 1)
     params.check(segment.num_frames, clip.dt)
-    root, mode = _resolve_root(segment, root_mode, root_bone)
+    pose = kinematics.clip_forward_kinematics(segment)
+    root, mode = _resolve_root(segment, root_mode, root_bone, pose)
     travel_root = root if mode == "TRAVEL" else None
-    before = seam_metrics(segment, travel_root)
+    reference = baseline(pose[..., :3, 3], clip.dt)
+    before = seam_metrics(segment, travel_root, reference, pose)
 
     if mode == "IN_PLACE":
         global_root, _ = root_motion.root_frames(segment, root)
@@ -105,7 +107,7 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
         # The root's children were stitched against its old channels; only the root itself is replaced.
         looped = root_motion.with_root_global(looped.with_channels(location=_keep(looped.location, segment.location, travel_root), rotation=_keep(looped.rotation, segment.rotation, travel_root)), travel_root, position, orientation)
 
-    after = seam_metrics(looped, travel_root)
+    after = seam_metrics(looped, travel_root, reference)
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)
     return LoopResult(looped.validate(), root if root is not None else -1, mode, before, after, loop_mode)

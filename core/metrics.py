@@ -86,31 +86,66 @@ def _one_sided_velocities(p, dt):
     return behind, ahead
 
 
-def seam_metrics(clip, travel_root=None, acceleration_floor=0.25):
+@dataclass
+class Baseline:
+    """How a clip moves inside: what a seam is compared with, per joint."""
+
+    acceleration: np.ndarray  # (B,) 95th-percentile acceleration, floored, per second squared
+    velocity_jump: np.ndarray  # (B,) 95th-percentile jump between one-sided velocity estimates, per second
+
+
+def baseline(positions, dt, floor=0.25):
+    """The :class:`Baseline` of joint positions ``(F, B, 3)``.
+
+    floor: each joint's numbers are at least this fraction of the median over
+    joints, so still joints do not divide by ~0.
+    """
+    inside = np.linalg.norm(positions[2:] - 2.0 * positions[1:-1] + positions[:-2], axis=-1) / dt**2
+    behind, ahead = _one_sided_velocities(positions, dt)
+    jumps = np.linalg.norm(ahead - behind, axis=-1)
+    floored = []
+    for values in (inside, jumps):
+        typical = np.percentile(values, 95, axis=0) if len(values) else np.ones(positions.shape[1])
+        floored.append(np.maximum(np.maximum(typical, floor * np.median(typical)), 1e-9))
+    return Baseline(*floored)
+
+
+def _seam_frames(clip):
+    """The three frames on each side of the wrap: a clip of 6 frames."""
+    ends = np.r_[0:3, clip.num_frames - 3:clip.num_frames]
+    return clip.with_channels(frames=clip.frames[ends], location=clip.location[ends], rotation=clip.rotation[ends], scale=clip.scale[ends])
+
+
+def seam_metrics(clip, travel_root=None, reference=None, pose=None):
     """Seam metrics of a clamp-convention loop clip.
 
-    acceleration_floor: each joint's typical acceleration is at least this
-    fraction of the median over joints, so still joints do not divide by ~0.
+    reference: the :class:`Baseline` to compare the seam with; default the
+    clip's own (Make Loop passes the raw clip's, one yardstick before and after,
+    and then only the frames at the seam need forward kinematics).
+    pose: the clip's forward kinematics, when the caller has it already.
     """
-    p = kinematics.clip_joint_positions(clip)
-    n, dt = len(p), clip.dt
+    dt = clip.dt
+    if reference is None:
+        pose = kinematics.clip_forward_kinematics(clip) if pose is None else pose
+        reference = baseline(pose[..., :3, 3], dt)
+    if pose is None:
+        ends = _seam_frames(clip)
+        p = kinematics.clip_forward_kinematics(ends)[..., :3, 3]
+        chained = chain(ends, travel_root)
+    else:
+        p = pose[np.r_[0:3, clip.num_frames - 3:clip.num_frames], :, :3, 3]
+        chained = chain(clip, travel_root)
     # The next cycle: the travelling root and what hangs below it move on;
     # bones above it (a static joint_Root) stay where they are.
     nxt = p[:3].copy()
     if travel_root is not None:
         moving = descendants(clip.parents, travel_root)
-        nxt[:, moving] = _apply(chain(clip, travel_root), p[:3, moving])
+        nxt[:, moving] = _apply(chained, p[:3, moving])
     step = np.linalg.norm(p[-1] - nxt[0], axis=-1)
     # Played through the seam: ..., n-3, n-2, then the next cycle's 0, 1, 2.
-    played = np.concatenate([p[-3:-1], nxt])
+    played = np.concatenate([p[3:5], nxt])
     behind, ahead = _one_sided_velocities(played, dt)
     jump = np.linalg.norm(ahead[0] - behind[0], axis=-1)
     seam_acc = np.linalg.norm(played[3] - 2.0 * played[2] + played[1], axis=-1) / dt**2
-
-    inside = np.linalg.norm(p[2:] - 2.0 * p[1:-1] + p[:-2], axis=-1) / dt**2
-    typical = np.percentile(inside, 95, axis=0)
-    typical = np.maximum(np.maximum(typical, acceleration_floor * np.median(typical)), 1e-9)
-    behind, ahead = _one_sided_velocities(p, dt)
-    typical_jump = np.percentile(np.linalg.norm(ahead - behind, axis=-1), 95, axis=0) if n > 4 else np.ones(p.shape[1])
-    typical_jump = np.maximum(np.maximum(typical_jump, acceleration_floor * np.median(typical_jump)), 1e-9)
-    return SeamMetrics(step, jump, seam_acc, typical, float((seam_acc / typical).max()), float((jump / typical_jump).max()))
+    return SeamMetrics(step, jump, seam_acc, reference.acceleration, float((seam_acc / reference.acceleration).max()),
+                       float((jump / reference.velocity_jump).max()))

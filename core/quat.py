@@ -167,10 +167,13 @@ def matrix_element(q, row, column):
 def to_matrix(q):
     """Rotation matrices ``(..., 3, 3)`` of unit quaternions."""
     q = normalize(q)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
     m = np.empty(q.shape[:-1] + (3, 3))
-    for row in range(3):
-        for column in range(3):
-            m[..., row, column] = matrix_element(q, row, column)
+    m[..., 0, 0], m[..., 0, 1], m[..., 0, 2] = 1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy)
+    m[..., 1, 0], m[..., 1, 1], m[..., 1, 2] = 2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx)
+    m[..., 2, 0], m[..., 2, 1], m[..., 2, 2] = 2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy)
     return m
 
 

@@ -17,21 +17,31 @@ ROOT_MODES = ("AUTO", "TRAVEL", "LOOP", "IN_PLACE")
 MIN_TRAVEL = 0.05
 
 
-def location_travel(clip):
-    """Horizontal travel ``(B,)`` each bone's own location channel carries, in armature space."""
-    pose = kinematics.clip_forward_kinematics(clip)
-    relative = kinematics.rest_relative(clip.parents, clip.rest)
-    without_location = relative[None].repeat(clip.num_frames, axis=0)
-    has_parent = clip.parents >= 0
-    without_location[:, has_parent] = pose[:, clip.parents[has_parent]] @ relative[has_parent]
-    moved = pose[..., :3, 3] - without_location[..., :3, 3]  # what location adds, per frame
+def location_travel(clip, pose=None):
+    """Horizontal travel ``(B,)`` each bone's own location channel carries, in armature space.
+
+    pose: the clip's forward kinematics, when the caller has it already.
+    """
+    travel = np.zeros(clip.num_bones)
+    # Importers key constant locations on every bone; only changing ones can travel.
+    changing = np.flatnonzero(np.ptp(clip.location, axis=0).max(axis=-1) > 1e-9)
+    if not len(changing):
+        return travel
+    pose = kinematics.clip_forward_kinematics(clip, bones=changing) if pose is None else pose
+    relative = kinematics.rest_relative(clip.parents, clip.rest)[changing, :3, :3]
+    # A location moves its bone along the parent's axes times the rest offset's.
+    moved = np.einsum("bij,fbj->fbi", relative, clip.location[:, changing])
+    parents = clip.parents[changing]
+    has_parent = parents >= 0
+    moved[:, has_parent] = np.einsum("fbij,fbj->fbi", pose[:, parents[has_parent], :3, :3], moved[:, has_parent])
     horizontal = moved[..., :2] - moved[:1, :, :2]
-    return np.linalg.norm(horizontal, axis=-1).max(axis=0)
+    travel[changing] = np.linalg.norm(horizontal, axis=-1).max(axis=0)
+    return travel
 
 
-def find_moving_root(clip):
+def find_moving_root(clip, pose=None):
     """Index of the bone whose location carries the most horizontal travel, or None if none travels."""
-    travel = location_travel(clip)
+    travel = location_travel(clip, pose)
     best = int(np.argmax(travel))
     return best if travel[best] >= MIN_TRAVEL else None
 
@@ -67,7 +77,7 @@ def character_transform(position, rotation):
 
 def root_frames(clip, root):
     """Armature-space matrices ``(n, 4, 4)`` of the root and of the space its channels live in."""
-    pose = kinematics.clip_forward_kinematics(clip)
+    pose = kinematics.clip_forward_kinematics(clip, bones=(root,))
     relative = kinematics.rest_relative(clip.parents, clip.rest)[root]
     parent = clip.parents[root]
     space = pose[:, parent] @ relative if parent >= 0 else np.broadcast_to(relative, pose[:, root].shape).copy()

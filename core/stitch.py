@@ -206,8 +206,10 @@ def stitch_rotations(q, dt, params, tolerance=1e-10, max_iterations=30):
     _, _, w_start, w_end = _shapes(n, dt, params)
     velocity_shape = r * w_start + (1.0 - r) * w_end
     g_velocity = seam_mismatch(velocity_shape)
+    # The mismatch only looks at three frames at each end.
+    ends = np.r_[0:3, n - 3:n]
     for _ in range(max_iterations if abs(g_velocity) > 1e-12 else 0):
-        residual = _rotation_mismatch(quat.multiply(quat.from_rotation_vector(offsets), q))
+        residual = _rotation_mismatch(quat.multiply(quat.from_rotation_vector(offsets[ends]), q[ends]))
         if np.abs(residual).max() < tolerance:
             break
         offsets = offsets - _expand(velocity_shape, gap[None]) * (residual / g_velocity)
