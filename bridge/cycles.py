@@ -14,4 +14,8 @@ def add_cycle_modifiers(obj, action, travel_bone=None):
     for fcurve in action_api.fcurves_of(action, obj):
         modifier = next((m for m in fcurve.modifiers if m.type == "CYCLES"), None) or fcurve.modifiers.new("CYCLES")
         mode = "REPEAT_OFFSET" if fcurve.data_path == travel_path else "REPEAT"
-        modifier.mode_before = modifier.mode_after = mode
+        # Each change re-evaluates the curve's handles: set only what differs.
+        if modifier.mode_before != mode:
+            modifier.mode_before = mode
+        if modifier.mode_after != mode:
+            modifier.mode_after = mode

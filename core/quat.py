@@ -21,9 +21,12 @@ def identity(shape=()):
 def normalize(q):
     """Unit quaternions; a zero quaternion becomes the identity."""
     q = np.asarray(q, dtype=float)
-    norm = np.linalg.norm(q, axis=-1, keepdims=True)
-    safe = np.where(norm > _EPS, q / np.maximum(norm, _EPS), identity(q.shape[:-1]))
-    return safe
+    norm = np.sqrt(np.einsum("...i,...i->...", q, q))[..., None]
+    out = q / np.maximum(norm, _EPS)
+    degenerate = norm[..., 0] <= _EPS
+    if degenerate.any():
+        out[degenerate] = (1.0, 0.0, 0.0, 0.0)
+    return out
 
 
 def multiply(a, b):

@@ -135,17 +135,27 @@ def _expand(shape, like):
     return shape.reshape((-1,) + (1,) * (like.ndim - 1))
 
 
-def _closing_offsets(gap, mismatch, n, dt, params):
-    """Offsets ``(n, ...)`` closing position gap and velocity mismatch (both ``(...)``)."""
+def _closing_weights(n, dt, params):
+    """Per-frame weights ``(n,)`` of the gap and of the velocity term, and the velocity term's mismatch."""
     r = params.effective_ratio()
     p_start, p_end, w_start, w_end = _shapes(n, dt, params)
     velocity_shape = r * w_start + (1.0 - r) * w_end
-    g_velocity = seam_mismatch(velocity_shape)
-    beta = 0.0
-    if abs(g_velocity) > 1e-12:
-        beta = -(mismatch + gap * (r * seam_mismatch(p_start) - (1.0 - r) * seam_mismatch(p_end))) / g_velocity
-    return (_expand(r * p_start, gap[None]) * gap - _expand((1.0 - r) * p_end, gap[None]) * gap
-            + _expand(velocity_shape, gap[None]) * beta)
+    return r * p_start - (1.0 - r) * p_end, velocity_shape, seam_mismatch(velocity_shape)
+
+
+def _closing_offsets(gap, mismatch, weights, frames):
+    """Offsets at ``frames`` closing a position gap and velocity mismatch (both ``(...)``)."""
+    gap_shape, velocity_shape, g_velocity = weights
+    beta = -(mismatch + gap * seam_mismatch(gap_shape)) / g_velocity if abs(g_velocity) > 1e-12 else 0.0
+    return _expand(gap_shape[frames], gap[None]) * gap + _expand(velocity_shape[frames], gap[None]) * beta
+
+
+def _support(weights):
+    """Frames where an offset is not zero (short blends touch only the ends), and the seam's three on each side."""
+    gap_shape, velocity_shape, _ = weights
+    touched = (gap_shape != 0.0) | (velocity_shape != 0.0)
+    touched[:3] = touched[-3:] = True
+    return np.flatnonzero(touched)
 
 
 def _spring_offsets(gap, velocity_gap, n, dt, params):
@@ -172,7 +182,11 @@ def stitch_vectors(x, dt, params):
         return x + _spring_offsets(gap, velocity_gap, n, dt, params)
     if params.method == "NONE":
         return x.copy()
-    return x + _closing_offsets(gap, seam_mismatch(x), n, dt, params)
+    weights = _closing_weights(n, dt, params)
+    frames = _support(weights)
+    out = x.copy()
+    out[frames] += _closing_offsets(gap, seam_mismatch(x), weights, frames)
+    return out
 
 
 def _rotation_mismatch(q):
@@ -201,19 +215,20 @@ def stitch_rotations(q, dt, params, tolerance=1e-10, max_iterations=30):
     if params.method == "SPRING":
         offsets = _spring_offsets(gap, mismatch / dt, n, dt, params)
         return quat.unroll(quat.multiply(quat.from_rotation_vector(offsets), q))
-    offsets = _closing_offsets(gap, mismatch, n, dt, params)
-    r = params.effective_ratio()
-    _, _, w_start, w_end = _shapes(n, dt, params)
-    velocity_shape = r * w_start + (1.0 - r) * w_end
-    g_velocity = seam_mismatch(velocity_shape)
+    weights = _closing_weights(n, dt, params)
+    _, velocity_shape, g_velocity = weights
+    frames = _support(weights)
+    offsets = _closing_offsets(gap, mismatch, weights, frames)
     # The mismatch only looks at three frames at each end.
-    ends = np.r_[0:3, n - 3:n]
+    ends = np.searchsorted(frames, np.r_[0:3, n - 3:n])
     for _ in range(max_iterations if abs(g_velocity) > 1e-12 else 0):
-        residual = _rotation_mismatch(quat.multiply(quat.from_rotation_vector(offsets[ends]), q[ends]))
+        residual = _rotation_mismatch(quat.multiply(quat.from_rotation_vector(offsets[ends]), q[frames[ends]]))
         if np.abs(residual).max() < tolerance:
             break
-        offsets = offsets - _expand(velocity_shape, gap[None]) * (residual / g_velocity)
-    return quat.unroll(quat.multiply(quat.from_rotation_vector(offsets), q))
+        offsets = offsets - _expand(velocity_shape[frames], gap[None]) * (residual / g_velocity)
+    out = q.copy()
+    out[frames] = quat.multiply(quat.from_rotation_vector(offsets), q[frames])
+    return quat.unroll(out)
 
 
 def crossfade_vectors(x, dt, params, preroll=None):

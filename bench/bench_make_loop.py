@@ -1,0 +1,125 @@
+"""Make Loop end to end against the bulk I/O floor and a per-key Python baseline.
+
+60 bones x 10,000 frames, location + quaternion + scale on every frame, the
+root travelling. Also times the core stitching alone on 100,000 frames.
+Run: ``.venv/bpy-5.0.1/bin/python bench/bench_make_loop.py``.
+"""
+
+import argparse
+import sys
+import time
+
+import common
+
+import numpy as np  # noqa: E402
+
+from bench_bridge import SUBMODULES, floor  # noqa: E402
+
+LOOP_SUBMODULES = SUBMODULES + ("core.loop", "core.stitch", "bridge.cycles", "operators.make_loop")
+
+
+def _scene(bones, frames):
+    import bpy
+
+    import dev_extension
+
+    ext, _ = dev_extension.enable(LOOP_SUBMODULES)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.context.scene.render.fps = 30
+    clip = _travelling_clip(ext, bones, frames)
+    obj = ext.bridge.armature.create_armature(bpy.context, clip, "Bench")
+    ext.bridge.clip_io.write_clip(obj, clip, "source")
+    return ext, obj
+
+
+def _travelling_clip(ext, bones, frames):
+    clip = common.large_clip(ext, bones, frames)
+    location = clip.location.copy()
+    location[:, 0, 1] += np.arange(frames) * 0.04  # the root walks 1.2 m/s
+    return clip.with_channels(location=location)
+
+
+def make_loop(ext, obj):
+    """The operator, as the button runs it."""
+    import bpy
+
+    obj.animation_data.action = bpy.data.actions["source"]
+    bpy.ops.loopsmith.make_loop(range_mode="ACTION")
+
+
+BASELINE_CURVES = 12  # the per-key baseline takes minutes for every curve: it is timed on these and scaled
+
+
+def per_key_baseline(ext, obj):
+    """The older add-on's way: evaluate per frame, blend in Python, insert key by key.
+
+    Runs on the first BASELINE_CURVES curves; main() scales the time to all of them.
+    """
+    import bpy
+
+    action = bpy.data.actions["source"]
+    first, last = (int(f) for f in action.frame_range)
+    curves = ext.bridge.action_api.fcurves_of(action, obj)[:BASELINE_CURVES]
+    sink = ext.bridge.action_api.CurveSink(bpy.data.actions.new("baseline"), obj)
+    blend = 10
+    for fcurve in curves:
+        values = [fcurve.evaluate(f) for f in range(first, last + 1)]
+        for i in range(blend):  # its 10-frame blend towards the first frame
+            t = (i / blend) ** 0.5
+            values[-blend + i] = (1 - t) * values[-blend + i] + t * values[0]
+        points = sink.new_fcurve(fcurve.data_path, fcurve.array_index).keyframe_points
+        for offset, value in enumerate(values):
+            points.insert(first + offset, value)
+
+
+VARIANTS = {"floor": floor, "make_loop": make_loop, "baseline": per_key_baseline}
+
+
+def core_only(frames, bones=60):
+    """Seconds of the core's stitching (positions and rotations) on a large clip, best of 3."""
+    import pathlib
+    import types
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+    from core import clip as clip_module, quat, rotation_modes, stitch
+
+    ext = types.SimpleNamespace(core=types.SimpleNamespace(clip=clip_module, quat=quat, rotation_modes=rotation_modes))
+    clip = common.large_clip(ext, bones, frames)
+    params = stitch.StitchParameters()
+    best = np.inf
+    for _ in range(3):
+        start = time.perf_counter()
+        stitch.stitch_vectors(clip.location, clip.dt, params)
+        stitch.stitch_rotations(clip.rotation, clip.dt, params)
+        stitch.stitch_vectors(clip.scale, clip.dt, params)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--variant")
+    parser.add_argument("--bones", type=int, default=60)
+    parser.add_argument("--frames", type=int, default=10_000)
+    args, _ = parser.parse_known_args()
+    if args.variant:
+        ext, obj = _scene(args.bones, args.frames)
+        repeats = 1 if args.variant == "baseline" else 3
+        seconds, peak = common.measure(lambda: VARIANTS[args.variant](ext, obj), repeats)
+        common.finish({"seconds": seconds, "peak_mb": peak})
+
+    print(f"make-loop benchmark: {args.bones} bones x {args.frames} frames, every channel keyed, root travelling")
+    results = {name: common.run_variant(__file__, name, "--bones", args.bones, "--frames", args.frames) for name in VARIANTS}
+    f, m, b = results["floor"], results["make_loop"], results["baseline"]
+    curves = 10 * args.bones
+    baseline = b["seconds"] * curves / BASELINE_CURVES
+    print(f"  floor {f['seconds']:.2f} s | make_loop {m['seconds']:.2f} s | per-key baseline {baseline:.0f} s "
+          f"({b['seconds']:.1f} s measured on {BASELINE_CURVES} of {curves} curves, scaled)")
+    print(f"  make_loop / floor: {m['seconds'] / f['seconds']:.2f}x (target <= 1.5x); baseline / make_loop: {baseline / m['seconds']:.0f}x (target >= 10x)")
+    seconds = core_only(100_000, args.bones)
+    print(f"  core stitching alone, 100,000 frames x {args.bones} bones: {seconds:.2f} s (target <= 1 s)")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
