@@ -7,6 +7,7 @@
    the legs, spine and arms count and fingers or zero-length end joints do
    not. Positions beat local rotations here: they weigh a rotation by how
    far it moves the body, and they are free of Euler or sign ambiguities.
+   The searches run on the feature's 32 principal components.
 2. Candidate lengths from the autocorrelation of that feature (FFT,
    O(n log n)), local maxima only, between the shortest and longest length;
    the fundamental period (to a fraction of a frame) and its multiples.
@@ -29,6 +30,7 @@ from .metrics import descendants, seam_metrics
 VELOCITY_TIME = 0.1  # seconds: velocities times this are lengths, comparable to positions
 WINDOW_TIME = 0.1  # seconds on each side of the seam in the start/end distance
 GRADES = (("GOOD", 1.5, 0.8), ("FAIR", 5.0, 0.5))  # (grade, score below, correlation at least)
+COMPONENTS = 32  # principal components of the pose feature that the searches use
 STILL = 1e-4  # a clip whose joints move less than this (its length unit) has no motion to loop
 
 
@@ -80,19 +82,26 @@ class _Motion:
     def __init__(self, clip):
         self.clip = clip
         self.dt = clip.dt
-        pose = kinematics.clip_forward_kinematics(clip)
-        self.positions = pose[..., :3, 3]
-        root = root_motion.find_moving_root(clip)
-        self.root = root
-        reference = root if root is not None else 0
-        self.frames = root_motion.character_transform(self.positions[:, reference], quat.from_matrix(pose[:, reference, :3, :3]))
-        self.moving = descendants(clip.parents, root) if root is not None else np.zeros(clip.num_bones, dtype=bool)
-        local = np.einsum("fij,fbj->fbi", np.linalg.inv(self.frames)[:, :3, :3], self.positions - self.frames[:, None, :3, 3])
-        local[:, ~self.moving] = self.positions[:, ~self.moving]  # bones above the root do not travel
+        # Single precision halves the time and memory; ample for comparing poses.
+        pose = kinematics.clip_forward_kinematics(clip, dtype=np.float32)
+        positions = np.ascontiguousarray(pose[..., :3, 3])
+        root = root_motion.find_moving_root(clip, pose)
+        local = positions.copy()
+        if root is not None:
+            # Into the root's character frame: its horizontal position and heading removed,
+            # for the root and the bones below it (bones above it do not travel).
+            heading = root_motion.heading(quat.from_matrix(pose[:, root, :3, :3]))
+            cos, sin = np.cos(heading)[:, None].astype(np.float32), np.sin(heading)[:, None].astype(np.float32)
+            moving = descendants(clip.parents, root)
+            dx = positions[:, moving, 0] - positions[:, root, None, 0]
+            dy = positions[:, moving, 1] - positions[:, root, None, 1]
+            local[:, moving, 0], local[:, moving, 1] = cos * dx + sin * dy, cos * dy - sin * dx
+        self.positions = positions
         weights = np.sqrt(_bone_weights(clip))[None, :, None]
         velocity = np.gradient(local, axis=0) * (VELOCITY_TIME / self.dt)
-        self.shape_feature = (local * weights).reshape(len(local), -1)
-        self.feature = np.concatenate([self.shape_feature, (velocity * weights).reshape(len(local), -1)], axis=1)
+        self.shape_feature = (local * weights.astype(np.float32)).reshape(len(local), -1)
+        self.feature = _principal_components(
+            np.concatenate([self.shape_feature, (velocity * weights.astype(np.float32)).reshape(len(local), -1)], axis=1))
         acceleration = np.zeros(self.positions.shape[:2])
         acceleration[1:-1] = np.linalg.norm(self.positions[2:] - 2 * self.positions[1:-1] + self.positions[:-2], axis=-1) / self.dt**2
         typical = np.percentile(acceleration[1:-1], 95, axis=0)
@@ -110,6 +119,20 @@ def raw_visibility(clip, start, end):
     """
     segment = clip.slice_frames(start, end + 1)
     return seam_metrics(segment, root_motion.find_moving_root(segment)).visibility
+
+
+def _principal_components(feature, count=COMPONENTS, sample=1024):
+    """``feature (F, D)`` projected on its ``count`` main directions (found on a frame sample).
+
+    Motion is low-dimensional: a few components keep nearly all of a pose's
+    variance, and every later search runs on them instead of all D numbers.
+    """
+    if feature.shape[1] <= count:
+        return feature
+    rows = np.unique(np.linspace(0, len(feature) - 1, min(len(feature), sample)).astype(int))
+    mean = feature[rows].mean(axis=0)
+    _, _, directions = np.linalg.svd(feature[rows] - mean, full_matrices=False)
+    return (feature - mean) @ directions[:count].T
 
 
 def autocorrelation(feature, max_lag):
@@ -207,7 +230,7 @@ def find_loops(clip, min_length=0.4, max_length=4.0, cycles=0, skip_edges=0.0, f
 
     low = max(2, int(np.floor(min_length / clip.dt)))
     high = min(int(np.ceil(max_length / clip.dt)), n - 3)
-    r = autocorrelation(motion.shape_feature, max(high + 1, 2))
+    r = autocorrelation(motion.feature, max(high + 1, 2))
     peaks = _peaks(r, low, high)
     period = None
     if len(peaks):

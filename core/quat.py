@@ -11,6 +11,12 @@ import numpy as np
 _EPS = 1e-12
 
 
+def _floats(q):
+    """``q`` as a float array, keeping single precision when it is given."""
+    q = np.asarray(q)
+    return q if q.dtype in (np.float32, np.float64) else q.astype(float)
+
+
 def identity(shape=()):
     """Identity quaternions of the given leading shape, ``shape + (4,)``."""
     q = np.zeros(tuple(shape) + (4,))
@@ -20,7 +26,7 @@ def identity(shape=()):
 
 def normalize(q):
     """Unit quaternions; a zero quaternion becomes the identity."""
-    q = np.asarray(q, dtype=float)
+    q = _floats(q)
     norm = np.sqrt(np.einsum("...i,...i->...", q, q))[..., None]
     out = q / np.maximum(norm, _EPS)
     degenerate = norm[..., 0] <= _EPS
@@ -173,7 +179,7 @@ def to_matrix(q):
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
-    m = np.empty(q.shape[:-1] + (3, 3))
+    m = np.empty(q.shape[:-1] + (3, 3), dtype=q.dtype)
     m[..., 0, 0], m[..., 0, 1], m[..., 0, 2] = 1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy)
     m[..., 1, 0], m[..., 1, 1], m[..., 1, 2] = 2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx)
     m[..., 2, 0], m[..., 2, 1], m[..., 2, 2] = 2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy)

@@ -15,6 +15,7 @@ from .stitch import seam_mismatch
 ROOT_MODES = ("AUTO", "TRAVEL", "LOOP", "IN_PLACE")
 #: Horizontal travel (clip length units, metres for imported mocap) under which a clip counts as in place.
 MIN_TRAVEL = 0.05
+TRAVEL_SAMPLES = 2000  # frames sampled to measure travel
 
 
 def location_travel(clip, pose=None):
@@ -27,10 +28,16 @@ def location_travel(clip, pose=None):
     changing = np.flatnonzero(np.ptp(clip.location, axis=0).max(axis=-1) > 1e-9)
     if not len(changing):
         return travel
-    pose = kinematics.clip_forward_kinematics(clip, bones=changing) if pose is None else pose
+    # Enough evenly spaced frames to see how far each bone goes.
+    frames = np.unique(np.linspace(0, clip.num_frames - 1, min(clip.num_frames, TRAVEL_SAMPLES)).astype(int))
+    if pose is None:
+        sampled = clip.with_channels(location=clip.location[frames], rotation=clip.rotation[frames], scale=clip.scale[frames])
+        pose = kinematics.clip_forward_kinematics(sampled, bones=changing)
+    else:
+        pose = pose[frames]
     relative = kinematics.rest_relative(clip.parents, clip.rest)[changing, :3, :3]
     # A location moves its bone along the parent's axes times the rest offset's.
-    moved = np.einsum("bij,fbj->fbi", relative, clip.location[:, changing])
+    moved = np.einsum("bij,fbj->fbi", relative, clip.location[frames][:, changing])
     parents = clip.parents[changing]
     has_parent = parents >= 0
     moved[:, has_parent] = np.einsum("fbij,fbj->fbi", pose[:, parents[has_parent], :3, :3], moved[:, has_parent])
