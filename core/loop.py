@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import kinematics, quat, root as root_motion, stitch
+from . import footlock, kinematics, quat, root as root_motion, stitch
 from .clip import Clip
 from .errors import LoopError
 from .metrics import SeamMetrics, baseline, seam_metrics
@@ -51,7 +51,7 @@ def _resolve_root(clip, root_mode, root_bone, pose):
     return (root if root_mode != "LOOP" else -1), root_mode
 
 
-def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_bone="", loop_mode="CLAMP", root_blend=0.5):
+def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_bone="", loop_mode="CLAMP", root_blend=0.5, lock_feet=True):
     """Close the frames ``frame_start..frame_end`` (inclusive) of ``clip`` into a loop.
 
     params: :class:`~.stitch.StitchParameters`. root_mode: TRAVEL keeps the
@@ -61,6 +61,8 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     clips that move. root_bone: a bone name, or "" to find the moving root.
     loop_mode: CLAMP keeps the last frame equal to the first (Blender's
     convention), WRAP drops it for engines that wrap last-to-first.
+    lock_feet: re-solve the legs so planted feet slide no more than in the
+    raw clip (see :mod:`.footlock`).
     """
     params = params or stitch.StitchParameters()
     if loop_mode not in LOOP_MODES:
@@ -90,7 +92,7 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     scale = stitch.stitch_vectors(segment.scale, dt, params) if params.method != "CROSSFADE" else stitch.crossfade_vectors(segment.scale, dt, params)
     looped = segment.with_channels(location=location, rotation=rotation, scale=scale)
 
-    if travel_root is not None:
+    if travel_root is not None and params.method != "NONE":
         global_root, _ = root_motion.root_frames(segment, travel_root)
         blend = replace(params, method="CUBIC", blend_start=root_blend, blend_end=root_blend)
         blend.check(segment.num_frames, dt)
@@ -107,6 +109,8 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
         # The root's children were stitched against its old channels; only the root itself is replaced.
         looped = root_motion.with_root_global(looped.with_channels(location=_keep(looped.location, segment.location, travel_root), rotation=_keep(looped.rotation, segment.rotation, travel_root)), travel_root, position, orientation)
 
+    if lock_feet and params.method != "NONE":
+        looped = footlock.lock_feet(segment, looped, travel_root)
     after = seam_metrics(looped, travel_root, reference)
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)

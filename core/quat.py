@@ -109,6 +109,14 @@ def from_axis_angle(axis, angle):
     return np.concatenate([np.cos(half), np.sin(half) * unit], axis=-1)
 
 
+def between(u, v):
+    """Shortest rotations taking directions ``u`` to ``v`` (both ``(..., 3)``)."""
+    u = np.asarray(u, dtype=float) / np.maximum(np.linalg.norm(u, axis=-1, keepdims=True), _EPS)
+    v = np.asarray(v, dtype=float) / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), _EPS)
+    q = np.concatenate([1.0 + np.sum(u * v, axis=-1, keepdims=True), np.cross(u, v)], axis=-1)
+    return normalize(q)
+
+
 def dot(a, b):
     """4D dot product, ``(...)``."""
     return np.sum(np.asarray(a) * np.asarray(b), axis=-1)

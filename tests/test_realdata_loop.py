@@ -88,3 +88,13 @@ def test_euler_bones_are_written_back_continuous(loopsmith, gait):
         if fcurve.data_path.endswith("rotation_euler"):
             values = np.array([key.co[1] for key in fcurve.keyframe_points])
             assert np.all(np.isfinite(values)) and np.abs(np.diff(values)).max() < 0.5, fcurve.data_path
+
+
+@pytest.mark.parametrize("gait", sorted(WALKS), indirect=True)
+def test_feet_do_not_skate_at_the_seam(loopsmith, gait):
+    obj, source, start, end = gait
+    result = _make_loop(obj, start, end)
+    clip, root = _written(loopsmith, obj, result)
+    own = loopsmith.core.contacts.median_skating(source)
+    at_seam = loopsmith.core.contacts.seam_skating(clip, root)
+    assert at_seam <= 1.5 * own, (at_seam, own)
