@@ -74,7 +74,8 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
                 clip = common.read_action_clip(context)
                 start, end = loop_range(self, clip)
                 step()
-                result = loop.make_loop(clip, start, end, stitch_parameters(self), self.root_mode, self.root_bone, self.loop_mode, self.root_blend)
+                result = loop.make_loop(clip, start, end, stitch_parameters(self), self.root_mode, self.root_bone, self.loop_mode,
+                                        self.root_blend, self.lock_feet)
                 step()
                 action = clip_io.write_clip(obj, result.clip, f"{source.name}_loop", source_action=source, frame_range=True, cyclic=True)
                 action.frame_end = end  # the full period, also when WRAP drops the last key

@@ -170,7 +170,7 @@ def test_panels_draw_every_method_and_range_mode(loopsmith, walker, space):
                     layout = RecordingLayout()
                     panel.draw(type("Panel", (), {"layout": layout})(), bpy.context)
                     drawn |= {name for kind, name in layout.log if kind == "prop"}
-    assert {"method", "blend_start", "halflife_end", "softfade_start", "crossfade", "root_mode", "min_length"} <= drawn
+    assert {"method", "blend_start", "halflife_end", "softfade_start", "crossfade", "root_mode", "min_length", "lock_feet"} <= drawn
 
 
 def test_redo_panel_shows_only_the_method_parameters(loopsmith, walker):

@@ -98,3 +98,22 @@ def test_feet_do_not_skate_at_the_seam(loopsmith, gait):
     own = loopsmith.core.contacts.median_skating(source)
     at_seam = loopsmith.core.contacts.seam_skating(clip, root)
     assert at_seam <= 1.5 * own, (at_seam, own)
+
+
+@pytest.mark.parametrize("gait", ["dataset-1_walk_normal_001.bvh"], indirect=True)
+def test_lock_feet_is_what_keeps_the_seam_from_skating(loopsmith, gait):
+    obj, source, start, end = gait
+    skating, legs = {}, {}
+    for lock in (True, False):
+        result = _make_loop(obj, start, end, lock_feet=lock)
+        clip, root = _written(loopsmith, obj, result)
+        skating[lock] = loopsmith.core.contacts.seam_skating(clip, root)
+        legs[lock] = clip.rotation[:, [clip.bone_index(name) for name in ("UpperLeg_L", "LowerLeg_L", "UpperLeg_R", "LowerLeg_R")]]
+        obj.animation_data.action = bpy.data.actions[source_name(obj, result)]
+    assert skating[True] < 0.8 * skating[False]
+    assert not np.allclose(legs[True], legs[False])
+
+
+def source_name(obj, result):
+    """The source action's name: the loop's name without its suffix."""
+    return result.action.rsplit("_loop", 1)[0]
