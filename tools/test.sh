@@ -26,6 +26,7 @@ core=$(venv core "${common[@]}")
 run "core tests, no bpy" "$core" -m "not blender" "$@"
 for version in 5.0.1 4.5.15 4.2.23; do
   py=$(venv "bpy-$version" "bpy==$version" "${common[@]}" pytest-blender)
+  link_package "$py"
   if [ "$version" = 5.0.1 ]; then
     run "full suite, bpy $version" "$py" "$@"
   else

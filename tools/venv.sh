@@ -22,3 +22,9 @@ venv() {  # venv NAME REQUIREMENT... -> prints the venv's python
   fi
   echo "$dir/bin/python"
 }
+
+link_package() {  # link_package PYTHON: make `python -m loopsmith` import this checkout, whatever its folder is called
+  local site
+  site=$("$1" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  ln -sfn "$PWD" "$site/loopsmith"
+}
