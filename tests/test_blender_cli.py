@@ -1,0 +1,132 @@
+"""The pipeline's Loopsmith: the batch command line and its reports."""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from helpers import GAIT_CLIPS
+
+pytestmark = pytest.mark.blender
+bpy = pytest.importorskip("bpy")
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _run(*args, env_extra=None):
+    """Run ``python -m loopsmith`` in a fresh process (the package links to this checkout)."""
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run([sys.executable, "-m", "loopsmith", *map(str, args)], capture_output=True, text=True, env=env, timeout=600)
+
+
+def _skip_without_link():
+    if subprocess.run([sys.executable, "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('loopsmith') is None)"]).returncode:
+        pytest.skip("python -m loopsmith needs the venv's loopsmith link (tools/test.sh makes it)")
+
+
+@pytest.fixture(scope="module")
+def batch(mocap_dir, tmp_path_factory):
+    """The whole Bandai folder plus broken files, looped once with two workers."""
+    _skip_without_link()
+    inputs = tmp_path_factory.mktemp("inputs")
+    (inputs / "truncated.bvh").write_text((mocap_dir / "dataset-1_walk_normal_001.bvh").read_text()[:3000])
+    (inputs / "notes.bvh").write_text("not motion capture\n")
+    out = tmp_path_factory.mktemp("out")
+    result = _run("make-loop", mocap_dir, inputs, "-o", out, "--jobs", "2")
+    report = json.loads((out / "loopsmith_report.json").read_text())
+    return result, report, out
+
+
+@pytest.mark.realdata
+def test_batch_loops_every_clip_and_names_the_broken_ones(batch, mocap_dir):
+    result, report, out = batch
+    assert result.returncode == 1, result.stderr
+    entries = {pathlib.Path(entry["file"]).name: entry for entry in report["entries"]}
+    assert len(entries) == 15
+    for name in ("truncated.bvh", "notes.bvh"):
+        assert entries[name]["status"] == "error" and "cannot be read" in entries[name]["error"]
+        assert f"{name}: cannot be read" in result.stderr
+    looped = [entry for entry in entries.values() if entry["status"] == "ok"]
+    assert len(looped) == 13
+    assert "Traceback" not in result.stderr
+    assert not [p for p in out.iterdir() if "partial" in p.name]
+    assert sorted(p.name for p in out.glob("*.bvh")) == sorted(f"{pathlib.Path(e['file']).stem}_loop.bvh" for e in looped)
+    html = (out / "loopsmith_report.html").read_text()
+    assert html.count("<svg") >= 2 * len(GAIT_CLIPS) and "notes.bvh" in html
+    assert "13 looped, 2 failed" in result.stdout
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", sorted(GAIT_CLIPS))
+def test_batch_outputs_are_seamless_loops(loopsmith, blank, batch, name):
+    _, report, out = batch
+    entry = next(e for e in report["entries"] if e["file"].endswith(name))
+    assert entry["seam_after"]["visibility"] <= 1.0 and entry["seam_after"]["max_step_m"] < 1e-4
+    # Blender's BVH exporter writes its own Z-up axes (it has no axis option), so read it back that way.
+    bpy.ops.import_anim.bvh(filepath=str(out / f"{pathlib.Path(name).stem}_loop.bvh"), global_scale=0.01, update_scene_fps=True,
+                            axis_forward="Y", axis_up="Z")
+    obj = bpy.context.object
+    clip = loopsmith.bridge.clip_io.read_clip(obj)
+    assert clip.num_frames == entry["length"] + 1
+    root = loopsmith.core.root.find_moving_root(clip)
+    seam = loopsmith.core.metrics.seam_metrics(clip, root)
+    assert seam.max_position_step < 1e-4 and seam.visibility <= 1.0, seam.summary()
+
+
+@pytest.mark.realdata
+def test_one_worker_and_two_agree(batch, mocap_dir, tmp_path):
+    _, report, _ = batch
+    picked = [mocap_dir / "dataset-1_run_happy_001.bvh", mocap_dir / "dataset-1_walk_normal_002.bvh"]
+    result = _run("make-loop", *picked, "-o", tmp_path, "--quiet")
+    assert result.returncode == 0, result.stderr
+    single = json.loads((tmp_path / "loopsmith_report.json").read_text())["entries"]
+    for entry in single:
+        twin = next(e for e in report["entries"] if e["file"] == entry["file"])
+        assert entry["range"] == twin["range"] and entry["seam_after"] == twin["seam_after"]
+
+
+def test_usage_errors_exit_with_2(tmp_path):
+    _skip_without_link()
+    assert _run("make-loop", tmp_path, "-o", tmp_path / "out").returncode == 2  # nothing to loop
+    assert _run("make-loop", tmp_path, "--jobs", "0").returncode == 2
+    assert _run("make-loop", tmp_path, "--method", "WIGGLE").returncode == 2
+    assert _run("frobnicate").returncode == 2
+
+
+def _demo_blend(loopsmith, path):
+    generated = loopsmith.core.demo.walk_cycle()
+    obj = loopsmith.bridge.armature.create_armature(bpy.context, generated.clip, "Walker")
+    loopsmith.bridge.clip_io.write_clip(obj, generated.clip, "walk")
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+
+
+@pytest.mark.parametrize("output", ["blend", "glb", "fbx"])
+def test_blend_input_to_every_output_format(loopsmith, blank, tmp_path, output):
+    _skip_without_link()
+    source = tmp_path / "walker.blend"
+    _demo_blend(loopsmith, source)
+    result = _run("make-loop", source, "-o", tmp_path / "out", "--format", output, "--range", "10", "74", "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = tmp_path / "out" / f"walker_loop.{output}"
+    assert written.is_file() and written.stat().st_size > 1000
+    entry = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"][0]
+    assert entry["range"] == [10, 74] and entry["root_bone"] == "Hips" and entry["seam_after"]["max_step_m"] < 1e-6
+
+
+def test_blender_batch_script_runs_the_same_job(loopsmith, blank, tmp_path):
+    _skip_without_link()
+    source = tmp_path / "walker.blend"
+    _demo_blend(loopsmith, source)
+    script = REPO / "tools" / "blender_batch.py"
+    result = subprocess.run([sys.executable, str(script), "--", "make-loop", str(source), "-o", str(tmp_path / "out"), "--quiet"],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0 and (tmp_path / "out" / "walker_loop.blend").is_file(), result.stderr
+
+
+def test_extension_registers_the_blender_command(loopsmith):
+    assert loopsmith._cli_command is not None
