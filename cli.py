@@ -42,7 +42,7 @@ def _parser():
     make = commands.add_parser("make-loop", help="loop every armature of the given files and folders")
     make.add_argument("inputs", nargs="+", type=pathlib.Path, help="BVH, FBX, glTF/GLB or .blend files, or folders of them")
     make.add_argument("-o", "--out", type=pathlib.Path, default=pathlib.Path("loopsmith_out"), help="output folder (default ./loopsmith_out)")
-    make.add_argument("--format", choices=OUTPUT_FORMATS, default="same", help="output format (default: the input's)")
+    make.add_argument("--format", choices=OUTPUT_FORMATS, nargs="+", default=["same"], help="output formats, one or more (default: the input's)")
     where = make.add_mutually_exclusive_group()
     where.add_argument("--auto", action="store_true", help="find the best loop first (the default)")
     where.add_argument("--range", nargs=2, type=int, metavar=("START", "END"), help="loop these frames")
@@ -136,11 +136,14 @@ def _read(path, suffix, options):
         bpy.ops.import_scene.gltf(filepath=str(path))
 
 
-def _output_path(path, obj, options, several):
-    suffix = path.suffix.lower() if options.format == "same" else "." + options.format
-    suffix = ".glb" if suffix == ".gltf" else suffix
+def _output_paths(path, obj, options, several):
+    """One output per requested format, never the input itself."""
     stem = f"{path.stem}_{obj.name}" if several else path.stem
-    return options.out / f"{stem}_loop{suffix}"
+    suffixes = dict.fromkeys(path.suffix.lower() if name == "same" else "." + name for name in options.format)
+    targets = [options.out / f"{stem}_loop{'.glb' if suffix == '.gltf' else suffix}" for suffix in suffixes]
+    if any(target.resolve() == path.resolve() for target in targets):
+        raise BatchError("the output would overwrite the input")
+    return targets
 
 
 def _export(obj, target, loop_range, options):
@@ -194,11 +197,10 @@ def _loop_armature(obj, path, options, several):
     action.frame_end = end
     if options.loop_mode == "CLAMP":
         cycles.add_cycle_modifiers(obj, action, result.clip.bone_names[result.root] if result.root_mode == "TRAVEL" else None)
-    target = _output_path(path, obj, options, several)
-    if target.resolve() == path.resolve():
-        raise BatchError("the output would overwrite the input")
-    _export(obj, target, (start, end), options)
-    return report.loop_entry(path, obj.name, target, result, detection, start, end, time.perf_counter() - started)
+    targets = _output_paths(path, obj, options, several)
+    for target in targets:
+        _export(obj, target, (start, end), options)
+    return report.loop_entry(path, obj.name, targets, result, detection, start, end, time.perf_counter() - started)
 
 
 def process_file(path, options):

@@ -19,13 +19,13 @@ def _seam(metrics):
     }
 
 
-def loop_entry(path, armature, output, result, detection, start, end, seconds):
+def loop_entry(path, armature, outputs, result, detection, start, end, seconds):
     """The report of one looped armature."""
     entry = {
         "file": str(path),
         "armature": armature,
         "status": "ok",
-        "output": str(output),
+        "outputs": [str(output) for output in outputs],
         "range": [int(start), int(end)],
         "length": int(end - start),
         "root_mode": result.root_mode,
@@ -104,6 +104,7 @@ def detection_svg(detection, width=520, height=140):
         x = (candidate["length"] - x_range[0]) / max(x_range[1] - x_range[0], 1e-9) * width
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="0" y2="{height}" stroke="{colours[candidate["grade"]]}" stroke-dasharray="4 3"/>')
         parts.append(f'<text x="{x + 3:.1f}" y="{height + 14}" font-size="11" fill="{colours[candidate["grade"]]}">{candidate["length"]} fr</text>')
+    parts.append(f'<text x="{width - 4}" y="12" font-size="11" text-anchor="end" fill="#555">autocorrelation over loop length (frames), candidates dashed</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -114,7 +115,7 @@ def seam_svg(joints, width=520, row=14):
     scale_step = max(max(joints["step_before"]), 1e-9)
     scale_jump = max(max(joints["jump_before"]), 1e-9)
     label, half = 110, (width - 110) // 2 - 10
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{row * (len(names) + 1) + 4}" role="img" aria-label="seam per joint">',
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{row * (len(names) + 2) + 4}" role="img" aria-label="seam per joint">',
              f'<text x="{label}" y="11" font-size="11">position step (max {scale_step * 1000:.1f} mm)</text>',
              f'<text x="{label + half + 10}" y="11" font-size="11">velocity jump (max {scale_jump:.2f} m/s)</text>']
     for i, name in enumerate(names):
@@ -124,6 +125,9 @@ def seam_svg(joints, width=520, row=14):
                                              (label + half + 10, joints["jump_before"][i], joints["jump_after"][i], scale_jump)):
             parts.append(f'<rect x="{offset}" y="{y + 2}" width="{before / scale * half:.1f}" height="5" fill="#bbb"/>')
             parts.append(f'<rect x="{offset}" y="{y + 7}" width="{after / scale * half:.1f}" height="5" fill="#2a6fdb"/>')
+    legend = row * (len(names) + 1) + 10
+    parts.append(f'<rect x="{label}" y="{legend - 7}" width="10" height="5" fill="#bbb"/><text x="{label + 14}" y="{legend}" font-size="10">raw cut</text>')
+    parts.append(f'<rect x="{label + 70}" y="{legend - 7}" width="10" height="5" fill="#2a6fdb"/><text x="{label + 84}" y="{legend}" font-size="10">after Make Loop</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -144,14 +148,17 @@ def html_report(entries, summary):
             f"{', ' + str(entry['cycles']) + ' cycles, ' + entry['grade'] if 'grade' in entry else ''}), root {entry['root_mode'].lower()}"
             f"{' on ' + html.escape(entry['root_bone']) if entry['root_bone'] else ''}: seam visibility {before['visibility']:.2f} &rarr; "
             f"{after['visibility']:.2f}, velocity jump {before['max_velocity_jump_m_per_s']:.2f} &rarr; {after['max_velocity_jump_m_per_s']:.2f} m/s, "
-            f"step {before['max_step_m'] * 1000:.1f} &rarr; {after['max_step_m'] * 1000:.3f} mm. Output: <code>{html.escape(entry['output'])}</code></p>"
+            f"step {before['max_step_m'] * 1000:.1f} &rarr; {after['max_step_m'] * 1000:.3f} mm. Output: "
+            f"{', '.join('<code>' + html.escape(output) + '</code>' for output in entry['outputs'])}</p>"
             f"<h3>Find Loop</h3>{picture}<h3>Seam per joint</h3>{seam_svg(entry['joints'])}</section>"
         )
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Loopsmith report</title>"
         "<style>body{font-family:sans-serif;margin:2em;max-width:60em}section{border-top:1px solid #ddd;padding-top:.5em}"
         ".error{color:#c8372d}pre{background:#f6f6f6;padding:1em;overflow:auto}</style></head><body>"
-        f"<h1>Loopsmith report</h1><pre>{html.escape(summary)}</pre>{''.join(rows)}</body></html>"
+        f"<h1>Loopsmith report</h1><pre>{html.escape(summary)}</pre>"
+        "<p>BVH outputs are written by Blender's BVH exporter in Blender's axes (Z up): import them with Forward Y, Up Z.</p>"
+        f"{''.join(rows)}</body></html>"
     )
 
 

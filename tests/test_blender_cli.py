@@ -105,15 +105,16 @@ def _demo_blend(loopsmith, path):
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
 
 
-@pytest.mark.parametrize("output", ["blend", "glb", "fbx"])
-def test_blend_input_to_every_output_format(loopsmith, blank, tmp_path, output):
+def test_blend_input_to_every_output_format(loopsmith, blank, tmp_path):
     _skip_without_link()
     source = tmp_path / "walker.blend"
     _demo_blend(loopsmith, source)
-    result = _run("make-loop", source, "-o", tmp_path / "out", "--format", output, "--range", "10", "74", "--quiet")
+    formats = ("blend", "glb", "fbx", "bvh")
+    result = _run("make-loop", source, "-o", tmp_path / "out", "--format", *formats, "--range", "10", "74", "--quiet")
     assert result.returncode == 0, result.stdout + result.stderr
-    written = tmp_path / "out" / f"walker_loop.{output}"
-    assert written.is_file() and written.stat().st_size > 1000
+    for output in formats:
+        written = tmp_path / "out" / f"walker_loop.{output}"
+        assert written.is_file() and written.stat().st_size > 1000
     entry = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"][0]
     assert entry["range"] == [10, 74] and entry["root_bone"] == "Hips" and entry["seam_after"]["max_step_m"] < 1e-6
 
