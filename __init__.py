@@ -6,9 +6,9 @@ Modules register in order and unregister in reverse; each owns its classes.
 
 import bpy
 
-from . import cli, operators, properties, ui
+from . import cli, operators, presets, properties, ui
 
-_modules = (properties, operators, ui)
+_modules = (properties, operators, ui, presets)
 _cli_command = None
 
 

@@ -1,5 +1,9 @@
 """Make Loop and Find Loop as an animator meets them: operators, settings, panels."""
 
+import os
+import pathlib
+import types
+
 import numpy as np
 import pytest
 
@@ -196,3 +200,21 @@ def test_candidate_list_and_menus_draw(loopsmith, walker):
     menu_layout = RecordingLayout()
     bpy.types.LOOPSMITH_MT_loop.draw(type("Menu", (), {"layout": menu_layout})(), bpy.context)
     assert ("operator", "loopsmith.make_loop") in menu_layout.log and ("operator", "loopsmith.find_loop") in menu_layout.log
+
+
+def test_shipped_presets_are_installed_and_valid(loopsmith):
+    folder = pathlib.Path(bpy.utils.user_resource("SCRIPTS", path="presets/operator/loopsmith.make_loop"))
+    assert folder.is_relative_to(pathlib.Path(os.environ["BLENDER_USER_RESOURCES"]))  # never the user's home
+    presets = sorted(p.name for p in folder.glob("*.py"))
+    assert presets == ["idle.py", "short_loop.py", "walk_run_cycle.py"]
+    properties = bpy.ops.loopsmith.make_loop.get_rna_type().properties
+    for name in presets:
+        recorder = types.SimpleNamespace()
+        code = (folder / name).read_text().replace("bpy.context.active_operator", "recorder")
+        exec(compile(code, name, "exec"), {"bpy": bpy, "recorder": recorder})
+        for key, value in vars(recorder).items():
+            prop = properties[key]
+            if prop.type == "ENUM":
+                assert value in prop.enum_items.keys(), (name, key, value)
+    (folder / "idle.py").write_text("# the user's own edit\n")
+    assert loopsmith.presets.install() == []  # an existing preset is never overwritten
