@@ -1,5 +1,9 @@
 """Loopsmith's command line for pipelines: Make Loop over files and folders.
 
+This module needs no Blender: it parses the arguments, hands the files to
+:mod:`.batch` (in this process, or split over worker processes that start at
+once) and writes the reports.
+
 One job function, :func:`main`, reachable three ways:
 ``python -m loopsmith make-loop ...`` with the bpy module,
 ``blender -c loopsmith make-loop ...`` in a real Blender (the extension registers
@@ -10,8 +14,6 @@ Exit codes: 0 every clip looped, 1 some failed (each named with its reason),
 """
 
 import argparse
-import contextlib
-import io
 import json
 import os
 import pathlib
@@ -20,21 +22,17 @@ import sys
 import tempfile
 import time
 
-import bpy
+# Loop work is many small array operations; BLAS threads would only spin
+# (sched_yield) and steal the core of the other worker. Before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from . import report
-from .bridge import clip_io, cycles
-from .core import detect, loop, stitch
-from .core.errors import LoopsmithError
+from . import report  # noqa: E402
+from .core import loop, stitch  # noqa: E402
 
 INPUT_SUFFIXES = (".bvh", ".fbx", ".glb", ".gltf", ".blend")
 OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend")
 _STITCH_FIELDS = stitch.StitchParameters.__dataclass_fields__
-
-
-class BatchError(LoopsmithError):
-    """A file that cannot be looped (unreadable, no armature, ...)."""
-
 
 def _parser():
     parser = argparse.ArgumentParser(prog="loopsmith", description="Seamless loops from motion capture.")
@@ -83,176 +81,64 @@ def collect_inputs(paths):
     return files
 
 
-@contextlib.contextmanager
-def _silenced():
-    """Hide what Blender and the importers print (tracebacks included) at the file-descriptor level."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    with tempfile.TemporaryFile() as sink:
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                yield
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
-
-
-def _reason(error):
-    """The message of an importer's error, without Blender's traceback and location lines."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip() and not line.strip().startswith(("Location:", "File ", "^", "~"))]
-    return lines[-1].removeprefix("Error: ") if lines else type(error).__name__
-
-
-def _import(path, options):
-    suffix = path.suffix.lower()
-    if not path.is_file():
-        raise BatchError("no such file")
-    if suffix not in INPUT_SUFFIXES:
-        raise BatchError(f"not a supported file type ({', '.join(INPUT_SUFFIXES)})")
-    try:
-        with _silenced():
-            if suffix == ".blend":
-                bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False)
-            else:
-                bpy.ops.wm.read_homefile(use_empty=True)
-                _read(path, suffix, options)
-    except (RuntimeError, ValueError, IndexError, UnicodeDecodeError, OSError) as error:
-        raise BatchError(f"cannot be read: {_reason(error)}") from None
-
-
-def _read(path, suffix, options):
-    if suffix == ".bvh":
-        bpy.ops.import_anim.bvh(filepath=str(path), global_scale=options.bvh_scale, update_scene_fps=True, update_scene_duration=True)
-    elif suffix == ".fbx":
-        bpy.ops.import_scene.fbx(filepath=str(path))
-    else:
-        bpy.ops.import_scene.gltf(filepath=str(path))
-
-
-def _output_paths(path, obj, options, several):
-    """One output per requested format, never the input itself."""
-    stem = f"{path.stem}_{obj.name}" if several else path.stem
-    suffixes = dict.fromkeys(path.suffix.lower() if name == "same" else "." + name for name in options.format)
-    targets = [options.out / f"{stem}_loop{'.glb' if suffix == '.gltf' else suffix}" for suffix in suffixes]
-    if any(target.resolve() == path.resolve() for target in targets):
-        raise BatchError("the output would overwrite the input")
-    return targets
-
-
-def _export(obj, target, loop_range, options):
-    """Write the looped armature to ``target`` through a temporary name, so no half file is left."""
-    temporary = target.with_name(f".{target.stem}.partial{target.suffix}")
-    suffix = target.suffix
-    for other in bpy.context.view_layer.objects:
-        other.select_set(other == obj)
-    bpy.context.view_layer.objects.active = obj
-    start, end = loop_range
-    try:
-        with _silenced():
-            _write(temporary, suffix, start, end, options)
-        os.replace(temporary, target)
-    except RuntimeError as error:
-        raise BatchError(f"cannot be written as {suffix}: {_reason(error)}") from None
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
-def _write(temporary, suffix, start, end, options):
-    if suffix == ".bvh":
-        bpy.ops.export_anim.bvh(filepath=str(temporary), frame_start=start, frame_end=end, global_scale=1.0 / options.bvh_scale)
-    elif suffix == ".fbx":
-        bpy.ops.export_scene.fbx(filepath=str(temporary), use_selection=True, object_types={"ARMATURE"}, bake_anim_use_all_actions=False)
-    elif suffix == ".glb":
-        bpy.ops.export_scene.gltf(filepath=str(temporary), export_format="GLB", use_selection=True)
-    else:
-        bpy.ops.wm.save_as_mainfile(filepath=str(temporary), copy=True)
-
-
-def _loop_armature(obj, path, options, several):
-    started = time.perf_counter()
-    source = clip_io.require_action(obj)
-    scene = bpy.context.scene
-    scene.render.fps = scene.render.fps or 30
-    clip = clip_io.read_clip(obj)
-    detection = None
-    if options.range:
-        start, end = options.range
-    elif options.whole:
-        start, end = int(clip.frames[0]), int(clip.frames[-1])
-    else:
-        detection = detect.find_loops(clip, options.min_length, options.max_length, options.cycles)
-        if detection.best is None:
-            raise BatchError("no repeating motion found; give --range")
-        start, end = detection.best.frame_start, detection.best.frame_end
-    params = stitch.StitchParameters(**{name: getattr(options, name) for name in _STITCH_FIELDS})
-    result = loop.make_loop(clip, start, end, params, options.root_mode, options.root_bone, options.loop_mode, options.root_blend, options.lock_feet)
-    action = clip_io.write_clip(obj, result.clip, f"{source.name}_loop", source_action=source, frame_range=True, cyclic=True)
-    action.frame_end = end
-    if options.loop_mode == "CLAMP":
-        cycles.add_cycle_modifiers(obj, action, result.clip.bone_names[result.root] if result.root_mode == "TRAVEL" else None)
-    targets = _output_paths(path, obj, options, several)
-    for target in targets:
-        _export(obj, target, (start, end), options)
-    return report.loop_entry(path, obj.name, targets, result, detection, start, end, time.perf_counter() - started)
-
-
-def process_file(path, options):
-    """Loop every armature with an action in one file; one report entry each (or one error entry)."""
-    started = time.perf_counter()
-    try:
-        _import(path, options)
-        armatures = [obj for obj in bpy.data.objects if obj.type == "ARMATURE" and obj.animation_data and obj.animation_data.action]
-        if not armatures:
-            raise BatchError("has no armature with an action")
-        names = [obj.name for obj in armatures]
-        entries = []
-        for name in names:
-            try:
-                entries.append(_loop_armature(bpy.data.objects[name], path, options, len(names) > 1))
-            except LoopsmithError as error:
-                entries.append(report.error_entry(path, str(error), time.perf_counter() - started, name))
-        return entries
-    except LoopsmithError as error:
-        return [report.error_entry(path, str(error), time.perf_counter() - started)]
-
-
 def _worker_command():
-    """How to start this same command in another process."""
-    if bpy.app.binary_path:
+    """How to start this same command in another process: a real Blender starts Blender."""
+    bpy = sys.modules.get("bpy")
+    if bpy is not None and bpy.app.binary_path:
         return [bpy.app.binary_path, "-b", "--factory-startup", "-c", "loopsmith"]
     return [sys.executable, "-m", "loopsmith"]
 
 
 def _run_workers(files, options, argv):
-    """Split the files over ``--jobs`` processes; returns their entries in input order."""
-    chunks = [files[i::options.jobs] for i in range(options.jobs)]
+    """Split the files over ``--jobs`` processes, this one included; returns entries in input order.
+
+    The other workers start first, so their start-up overlaps this process's.
+    """
+    chunks = _balanced(files, options.jobs)
     base = [arg for arg in argv if not _is_input(arg, options)]
     base = _without(base, ("-j", "--jobs"), 1)
     processes = []
     with tempfile.TemporaryDirectory(prefix="loopsmith-workers-") as folder:
-        for index, chunk in enumerate(chunks):
-            if not chunk:
-                continue
+        for index, chunk in enumerate(chunks[1:], start=1):
             output = pathlib.Path(folder) / f"worker{index}.json"
+            log = pathlib.Path(folder) / f"worker{index}.log"
             command = _worker_command() + base + ["--jobs", "1", "--quiet", "--worker-output", str(output)] + [str(p) for p in chunk]
-            processes.append((subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True), output, chunk))
-        entries = []
-        for process, output, chunk in processes:
-            _, errors = process.communicate()
+            # A file, not a pipe: nobody reads a pipe while this process works, and a full one would stall the worker.
+            with open(log, "w") as errors:
+                processes.append((subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors), output, log, chunk))
+        entries = _process_here(chunks[0], options, total=len(files))
+        for process, output, log, chunk in processes:
+            process.wait()
             if output.is_file():
                 entries.extend(json.loads(output.read_text()))
             else:
-                reason = (errors.strip().splitlines() or ["worker failed"])[-1]
+                reason = (log.read_text().strip().splitlines() or ["worker failed"])[-1]
                 entries.extend(report.error_entry(path, f"worker failed: {reason}", 0.0) for path in chunk)
     order = {str(path): index for index, path in enumerate(files)}
     return sorted(entries, key=lambda entry: order.get(entry["file"], len(order)))
+
+
+def _balanced(files, count):
+    """``count`` lists of files of about equal total size (largest first, onto the lightest list)."""
+    chunks, loads = [[] for _ in range(count)], [0] * count
+    for path in sorted(files, key=lambda p: p.stat().st_size if p.is_file() else 0, reverse=True):
+        lightest = loads.index(min(loads))
+        chunks[lightest].append(path)
+        loads[lightest] += path.stat().st_size if path.is_file() else 0
+    return chunks
+
+
+def _process_here(files, options, total=None):
+    """Loop files in this process, with a progress bar (over ``total`` when others share the work)."""
+    from .batch import process_file  # Blender is only needed where files are processed
+
+    entries = []
+    for index, path in enumerate(files):
+        found = process_file(path, options)
+        entries.extend(found)
+        status = "ok" if all(entry["status"] == "ok" for entry in found) else "FAIL"
+        _progress(index + 1, len(files), path.name, status, options.quiet, total)
+    return entries
 
 
 def _is_input(arg, options):
@@ -271,12 +157,15 @@ def _without(args, flags, values):
     return out
 
 
-def _progress(done, total, name, status, quiet):
+def _progress(done, count, name, status, quiet, total=None):
+    """A one-line progress bar on stderr; with workers it shows this process's share of ``total`` files."""
     if quiet:
         return
     width = 24
-    filled = int(width * done / max(total, 1))
-    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {name[:40]:40s} {status:5s}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+    filled = int(width * done / max(count, 1))
+    share = f" (this process; {total} in all)" if total and total != count else ""
+    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{count}{share} {name[:40]:40s} {status:5s}",
+          end="" if done < count else "\n", file=sys.stderr, flush=True)
 
 
 def main(argv=None):
@@ -299,11 +188,7 @@ def main(argv=None):
         options.jobs = min(options.jobs, len(files))
         entries = _run_workers(files, options, argv)
     else:
-        entries = []
-        for index, path in enumerate(files):
-            found = process_file(path, options)
-            entries.extend(found)
-            _progress(index + 1, len(files), path.name, "ok" if all(e["status"] == "ok" for e in found) else "FAIL", options.quiet)
+        entries = _process_here(files, options)
     if options.worker_output:
         options.worker_output.write_text(json.dumps(entries))
         return 0
