@@ -73,6 +73,7 @@ class LOOPSMITH_OT_find_loop(bpy.types.Operator):
             self.report({"WARNING"}, f"No repeating motion found in '{context.active_object.animation_data.action.name}'")
             return {"FINISHED"}
         settings.active_candidate = 0
+        settings.frame_start, settings.frame_end = best.frame_start, best.frame_end  # also for a switch to Manual
         settings.range_mode = "FOUND"  # Make Loop now uses the candidate chosen in the list
         if self.add_markers:
             place_markers(context.scene, best.frame_start, best.frame_end)

@@ -140,6 +140,7 @@ def test_find_loop_fills_candidates_and_make_loop_uses_the_chosen_one(loopsmith,
     settings = scene.loopsmith
     assert len(settings.candidates) >= 2 and settings.active_candidate == 0 and settings.range_mode == "FOUND"
     best = settings.candidates[0]
+    assert (settings.frame_start, settings.frame_end) == (best.frame_start, best.frame_end)
     period = generated.period_frames
     assert abs((best.frame_end - best.frame_start) - best.cycles * period) <= 1.0
     assert best.grade in ("GOOD", "FAIR")
@@ -218,3 +219,20 @@ def test_shipped_presets_are_installed_and_valid(loopsmith):
                 assert value in prop.enum_items.keys(), (name, key, value)
     (folder / "idle.py").write_text("# the user's own edit\n")
     assert loopsmith.presets.install() == []  # an existing preset is never overwritten
+
+
+def test_a_linked_action_is_read_but_never_replaced(loopsmith, walker, tmp_path):
+    obj, _ = walker
+    library = tmp_path / "library.blend"
+    bpy.data.libraries.write(str(library), {bpy.data.actions["walk"]})
+    with bpy.data.libraries.load(str(library), link=True) as (data_from, data_to):
+        data_to.actions = ["walk"]
+    linked = data_to.actions[0]
+    assert linked.library is not None
+    loopsmith.bridge.action_api.assign_action(obj, linked)
+    assert loopsmith.bridge.clip_io.read_clip(obj).num_frames == 106  # reading a linked action is fine
+    actions = _actions()
+    with pytest.raises(RuntimeError, match="linked from a library"):
+        bpy.ops.loopsmith.make_loop(range_mode="MANUAL", frame_start=10, frame_end=74, replace_action=True)
+    assert _actions() == actions and obj.animation_data.action == linked
+    assert bpy.ops.loopsmith.make_loop(range_mode="MANUAL", frame_start=10, frame_end=74) == {"FINISHED"}  # a new action is fine

@@ -25,10 +25,12 @@ def _panel_classes(space, region="UI"):
     """The panel set for one editor; each editor needs its own classes."""
     suffix = space.split("_")[0].lower()
 
-    class Main(bpy.types.Panel):
+    class Sidebar(bpy.types.Panel):
         bl_space_type = space
         bl_region_type = region
         bl_category = "Loopsmith"
+
+    class Main(Sidebar):
         bl_label = "Loopsmith"
         bl_idname = f"LOOPSMITH_PT_main_{suffix}"
 
@@ -40,10 +42,7 @@ def _panel_classes(space, region="UI"):
             else:
                 self.layout.label(text=action.name if action else "No action", icon="ACTION")
 
-    class Find(bpy.types.Panel):
-        bl_space_type = space
-        bl_region_type = region
-        bl_category = "Loopsmith"
+    class Find(Sidebar):
         bl_label = "Find Loop"
         bl_parent_id = Main.bl_idname
         bl_idname = f"LOOPSMITH_PT_find_{suffix}"
@@ -57,10 +56,7 @@ def _panel_classes(space, region="UI"):
             layout.operator("loopsmith.find_loop", icon="VIEWZOOM")
             layout.template_list("LOOPSMITH_UL_candidates", "", settings, "candidates", settings, "active_candidate", rows=3)
 
-    class Make(bpy.types.Panel):
-        bl_space_type = space
-        bl_region_type = region
-        bl_category = "Loopsmith"
+    class Make(Sidebar):
         bl_label = "Make Loop"
         bl_parent_id = Main.bl_idname
         bl_idname = f"LOOPSMITH_PT_make_{suffix}"
@@ -72,10 +68,7 @@ def _panel_classes(space, region="UI"):
             draw.draw_make_loop(self.layout, settings, armature, chosen_candidate(settings))
             self.layout.operator("loopsmith.make_loop", icon="FILE_REFRESH")
 
-    class Result(bpy.types.Panel):
-        bl_space_type = space
-        bl_region_type = region
-        bl_category = "Loopsmith"
+    class Result(Sidebar):
         bl_label = "Result"
         bl_parent_id = Main.bl_idname
         bl_idname = f"LOOPSMITH_PT_result_{suffix}"
