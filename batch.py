@@ -15,7 +15,7 @@ import bpy
 from . import report
 from .bridge import clip_io, cycles
 from .cli import _STITCH_FIELDS, INPUT_SUFFIXES
-from .core import detect, loop, stitch
+from .core import bvh, detect, loop, stitch
 from .core.errors import LoopsmithError
 
 
@@ -107,6 +107,8 @@ def _export(obj, target, loop_range, options):
 def _write(temporary, suffix, start, end, options):
     if suffix == ".bvh":
         bpy.ops.export_anim.bvh(filepath=str(temporary), frame_start=start, frame_end=end, global_scale=1.0 / options.bvh_scale)
+        # Blender writes Z up; BVH files (and what was read in) are Y up.
+        temporary.write_text(bvh.change_axes(temporary.read_text()))
     elif suffix == ".fbx":
         bpy.ops.export_scene.fbx(filepath=str(temporary), use_selection=True, object_types={"ARMATURE"}, bake_anim_use_all_actions=False)
     elif suffix == ".glb":

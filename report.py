@@ -156,9 +156,7 @@ def html_report(entries, summary):
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Loopsmith report</title>"
         "<style>body{font-family:sans-serif;margin:2em;max-width:60em}section{border-top:1px solid #ddd;padding-top:.5em}"
         ".error{color:#c8372d}pre{background:#f6f6f6;padding:1em;overflow:auto}</style></head><body>"
-        f"<h1>Loopsmith report</h1><pre>{html.escape(summary)}</pre>"
-        "<p>BVH outputs are written by Blender's BVH exporter in Blender's axes (Z up): import them with Forward Y, Up Z.</p>"
-        f"{''.join(rows)}</body></html>"
+        f"<h1>Loopsmith report</h1><pre>{html.escape(summary)}</pre>{''.join(rows)}</body></html>"
     )
 
 
