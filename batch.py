@@ -13,7 +13,7 @@ import time
 import bpy
 
 from . import report
-from .bridge import clip_io, cycles
+from .bridge import clip_io
 from .cli import _STITCH_FIELDS, INPUT_SUFFIXES
 from .core import bvh, detect, loop, stitch
 from .core.errors import LoopsmithError
@@ -135,10 +135,7 @@ def _loop_armature(obj, path, options, several):
         start, end = detection.best.frame_start, detection.best.frame_end
     params = stitch.StitchParameters(**{name: getattr(options, name) for name in _STITCH_FIELDS})
     result = loop.make_loop(clip, start, end, params, options.root_mode, options.root_bone, options.loop_mode, options.root_blend, options.lock_feet)
-    action = clip_io.write_clip(obj, result.clip, f"{source.name}_loop", source_action=source, frame_range=True, cyclic=True)
-    action.frame_end = end
-    if options.loop_mode == "CLAMP":
-        cycles.add_cycle_modifiers(obj, action, result.clip.bone_names[result.root] if result.root_mode == "TRAVEL" else None)
+    clip_io.write_loop(obj, result, source, end)
     targets = _output_paths(path, obj, options, several)
     for target in targets:
         _export(obj, target, (start, end), options)

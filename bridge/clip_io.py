@@ -11,7 +11,7 @@ import numpy as np
 from ..core import quat, rotation_modes
 from ..core.clip import Clip
 from ..core.errors import ClipError
-from . import action_api
+from . import action_api, cycles
 
 _ROTATION_PROPERTY = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
 
@@ -261,7 +261,7 @@ def _copy_trimmed(source, target, start, end):
     target.update()
 
 
-def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=False):
+def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=False, cycles_travel=None):
     """Write a clip to a new action assigned to ``obj``; returns the action.
 
     One key per frame on every channel the clip marks animated, rotations in
@@ -269,7 +269,9 @@ def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=Fa
     action the clip came from; its Euler winding and its other
     curves (custom properties, non-bone paths), trimmed to the clip's frames,
     are carried over. It is never modified. ``frame_range``: set the action's
-    manual frame range to the clip; ``cyclic``: also mark it cyclic.
+    manual frame range to the clip; ``cyclic``: also mark it cyclic and give
+    every curve a Cycles modifier, so the timeline plays it as a loop.
+    ``cycles_travel``: a bone whose location repeats with offset (root travel).
     On any failure the half-built action is removed and nothing changes.
     """
     if obj.library is not None:
@@ -281,17 +283,25 @@ def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=Fa
         sink = action_api.CurveSink(action, obj)
         co = np.empty(2 * clip.num_frames, dtype=np.float32)
         co[0::2] = clip.frames
+        travel_path = bone_path(cycles_travel, "location") if cycles_travel else None
+
+        def new_curve(path, index, group):
+            fcurve = sink.new_fcurve(path, index, group)
+            if cyclic:
+                cycles.add_cycles_modifier(fcurve, with_offset=path == travel_path)
+            return fcurve
+
         written = set()
         for path, index, group, values in _channel_curves(obj, clip, source_curves):
             co[1::2] = values
-            _fill_keys(sink.new_fcurve(path, index, group), co)
+            _fill_keys(new_curve(path, index, group), co)
             written.add((path, index))
         if source_curves is not None:
             start, end = float(clip.frames[0]), float(clip.frames[-1])
             for key, source in source_curves.curves.items():
                 if key not in written:
                     group = source.group.name if source.group else None
-                    _copy_trimmed(source, sink.new_fcurve(key[0], key[1], group), start, end)
+                    _copy_trimmed(source, new_curve(key[0], key[1], group), start, end)
         if frame_range or cyclic:
             action.use_frame_range = True
             action.frame_start, action.frame_end = clip.frames[0], clip.frames[-1]
@@ -316,4 +326,19 @@ def replace_action(source, action):
     source.user_remap(action)
     bpy.data.actions.remove(source)
     action.name = name
+    return action
+
+
+def write_loop(obj, result, source, end):
+    """The loop as a new cyclic action assigned to ``obj``; Cycles modifiers in CLAMP mode.
+
+    WRAP drops the repeated last key, which Blender's Cycles modifier would
+    need, so it only marks the action cyclic over the full period.
+    """
+    clamp = result.clip_mode == "CLAMP"
+    travel = result.clip.bone_names[result.root] if result.root_mode == "TRAVEL" else None
+    action = write_clip(obj, result.clip, f"{source.name}_loop", source_action=source, frame_range=True, cyclic=clamp,
+                                cycles_travel=travel)
+    action.use_cyclic = True
+    action.frame_end = end  # the full period, also when WRAP drops the last key
     return action

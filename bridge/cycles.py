@@ -1,21 +1,14 @@
-"""Make Blender play a written loop as a cycle: Cycles F-modifiers on its curves."""
-
-from . import action_api
-from .clip_io import bone_path
+"""Make Blender play a written loop as a cycle: a Cycles F-modifier on each curve."""
 
 
-def add_cycle_modifiers(obj, action, travel_bone=None):
-    """A Cycles modifier on every curve of ``action`` that animates ``obj``.
+def add_cycles_modifier(fcurve, with_offset=False):
+    """A Cycles modifier repeating ``fcurve`` (with offset: travel keeps accumulating).
 
-    The travel bone's location curves repeat with offset, so the character
-    keeps moving forward cycle after cycle; every other curve repeats.
+    Add it before the curve gets its keys: on a filled curve each change
+    re-evaluates every key's handles, several times slower inside an undoable
+    operator.
     """
-    travel_path = bone_path(travel_bone, "location") if travel_bone else None
-    for fcurve in action_api.fcurves_of(action, obj):
-        modifier = next((m for m in fcurve.modifiers if m.type == "CYCLES"), None) or fcurve.modifiers.new("CYCLES")
-        mode = "REPEAT_OFFSET" if fcurve.data_path == travel_path else "REPEAT"
-        # Each change re-evaluates the curve's handles: set only what differs.
-        if modifier.mode_before != mode:
-            modifier.mode_before = mode
-        if modifier.mode_after != mode:
-            modifier.mode_after = mode
+    modifier = fcurve.modifiers.new("CYCLES")
+    if with_offset:
+        modifier.mode_before = modifier.mode_after = "REPEAT_OFFSET"
+    return modifier

@@ -3,7 +3,7 @@
 import bpy
 
 from .. import properties
-from ..bridge import clip_io, cycles
+from ..bridge import clip_io
 from ..core import loop, stitch
 from ..core.errors import LoopError, LoopsmithError
 from ..ui.layout import draw_make_loop
@@ -77,11 +77,7 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
                 result = loop.make_loop(clip, start, end, stitch_parameters(self), self.root_mode, self.root_bone, self.loop_mode,
                                         self.root_blend, self.lock_feet)
                 step()
-                action = clip_io.write_clip(obj, result.clip, f"{source.name}_loop", source_action=source, frame_range=True, cyclic=True)
-                action.frame_end = end  # the full period, also when WRAP drops the last key
-                if self.loop_mode == "CLAMP":
-                    travel_bone = result.clip.bone_names[result.root] if result.root_mode == "TRAVEL" else None
-                    cycles.add_cycle_modifiers(obj, action, travel_bone)
+                action = clip_io.write_loop(obj, result, source, end)
                 if self.replace_action:
                     action = clip_io.replace_action(source, action)
                 else:
