@@ -110,7 +110,11 @@ def _write(temporary, suffix, start, end, options):
         # Blender writes Z up; BVH files (and what was read in) are Y up.
         temporary.write_text(bvh.change_axes(temporary.read_text()))
     elif suffix == ".fbx":
-        bpy.ops.export_scene.fbx(filepath=str(temporary), use_selection=True, object_types={"ARMATURE"}, bake_anim_use_all_actions=False)
+        # FBX bakes the active animation over the scene's range: make that the loop.
+        scene = bpy.context.scene
+        scene.frame_start, scene.frame_end = start, end
+        bpy.ops.export_scene.fbx(filepath=str(temporary), use_selection=True, object_types={"ARMATURE"},
+                                 bake_anim_use_all_actions=False, bake_anim_use_nla_strips=False)
     elif suffix == ".glb":
         bpy.ops.export_scene.gltf(filepath=str(temporary), export_format="GLB", use_selection=True)
     else:

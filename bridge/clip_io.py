@@ -98,8 +98,9 @@ class _ActionCurves:
 def resolve_range(action, frame_start=None, frame_end=None):
     """Integer frame range, defaulting to the action's own frame range."""
     default_start, default_end = action.frame_range
-    start = int(round(default_start if frame_start is None else frame_start))
-    end = int(round(default_end if frame_end is None else frame_end))
+    # The action's own range may fall between frames (keys resampled on import): round inwards.
+    start = int(np.ceil(default_start - 1e-4)) if frame_start is None else int(round(frame_start))
+    end = int(np.floor(default_end + 1e-4)) if frame_end is None else int(round(frame_end))
     if end <= start:
         raise ClipError(f"frame range {start}-{end} has fewer than two frames")
     return start, end

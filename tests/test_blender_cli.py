@@ -114,6 +114,12 @@ def test_blend_input_to_every_output_format(loopsmith, blank, tmp_path):
         assert written.is_file() and written.stat().st_size > 1000
     entry = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"][0]
     assert entry["range"] == [10, 74] and entry["root_bone"] == "Hips" and entry["seam_after"]["max_step_m"] < 1e-6
+    # The FBX and glTF files made here are inputs too: every armature in them loops again.
+    again = _run("make-loop", tmp_path / "out" / "walker_loop.fbx", tmp_path / "out" / "walker_loop.glb", "-o", tmp_path / "again", "--quiet", "--whole")
+    assert again.returncode == 0, again.stdout + again.stderr
+    entries = json.loads((tmp_path / "again" / "loopsmith_report.json").read_text())["entries"]
+    assert {pathlib.Path(e["file"]).suffix for e in entries} == {".fbx", ".glb"} and all(e["status"] == "ok" for e in entries)
+    assert (tmp_path / "again" / "walker_loop_loop.fbx").is_file() and (tmp_path / "again" / "walker_loop_loop.glb").is_file()
 
 
 def test_blender_batch_script_runs_the_same_job(loopsmith, blank, tmp_path):
