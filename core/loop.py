@@ -115,7 +115,7 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     after = seam_metrics(looped, travel_root, reference)
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)
-    return LoopResult(looped.validate(), root if root is not None else -1, mode, before, after, loop_mode)
+    return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode)
 
 
 def _keep(stitched, original, bone):

@@ -200,13 +200,13 @@ def _rotation_mismatch(q):
 
 
 def stitch_rotations(q, dt, params, tolerance=1e-10, max_iterations=30):
-    """Loop rotations ``q (n, ..., 4)`` with left-applied rotation-vector offsets.
+    """Loop sign-continuous rotations ``q (n, ..., 4)`` with left-applied rotation-vector offsets.
 
     The offset algebra is linear in rotation vectors while rotations compose
     non-linearly, so the velocity term is refined on the result until the
     seam mismatch is under ``tolerance`` radians per frame.
     """
-    q = quat.unroll(np.asarray(q, dtype=float))
+    q = np.asarray(q, dtype=float)  # sign-continuous already (a Clip guarantees it)
     n = len(q)
     gap = quat.to_rotation_vector(quat.multiply(q[-1], quat.inverse(q[0])))
     mismatch = _rotation_mismatch(q)
@@ -227,8 +227,11 @@ def stitch_rotations(q, dt, params, tolerance=1e-10, max_iterations=30):
             break
         offsets = offsets - _expand(velocity_shape[frames], gap[None]) * (residual / g_velocity)
     out = q.copy()
-    out[frames] = quat.multiply(quat.from_rotation_vector(offsets), q[frames])
-    return quat.unroll(out)
+    changed = quat.multiply(quat.from_rotation_vector(offsets), q[frames])
+    # Offsets stay well under a half turn, so each changed frame keeps the sign of the
+    # (sign-continuous) original: continuity without a pass over every frame.
+    out[frames] = np.where(quat.dot(changed, q[frames])[..., None] < 0.0, -changed, changed)
+    return out
 
 
 def crossfade_vectors(x, dt, params, preroll=None):
