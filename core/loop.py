@@ -19,14 +19,13 @@ class LoopResult:
     root_mode: str  # TRAVEL, LOOP or IN_PLACE, as resolved
     before: SeamMetrics  # the raw cut
     after: SeamMetrics
+    clip_mode: str = "CLAMP"  # the loop mode the clip was written for
 
     @property
     def length(self):
         """Loop length in frames (the cycle period)."""
         frames = self.clip.num_frames
         return frames - 1 if self.clip_mode == "CLAMP" else frames
-
-    clip_mode: str = "CLAMP"
 
 
 def _stitch_channels(x, q, dt, params, pre_x=None, pre_q=None):
