@@ -118,7 +118,8 @@ def raw_visibility(clip, start, end):
     the root Make Loop would choose for it.
     """
     segment = clip.slice_frames(start, end + 1)
-    return seam_metrics(segment, root_motion.find_moving_root(segment)).visibility
+    pose = kinematics.clip_forward_kinematics(segment, dtype=np.float32)
+    return seam_metrics(segment, root_motion.find_moving_root(segment, pose), pose=pose).visibility
 
 
 def _principal_components(feature, count=COMPONENTS, sample=1024):
