@@ -96,7 +96,7 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
         global_root, _ = root_motion.root_frames(segment, travel_root)
         blend = replace(params, method="CUBIC", blend_start=root_blend, blend_end=root_blend)
         blend.check(segment.num_frames, dt)
-        _, _, w_start, w_end = stitch._shapes(segment.num_frames, dt, blend)
+        w_start, w_end = stitch.velocity_shapes(segment.num_frames, dt, root_blend, root_blend)
         position, orientation = root_motion.loop_travel(
             global_root[:, :3, 3],
             quat.from_matrix(global_root[:, :3, :3]),

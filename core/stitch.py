@@ -114,9 +114,19 @@ def _shapes(n, dt, params):
     if method == "LINEAR":
         w_start = w_end = np.zeros(n)
     else:
-        w_start = params.blend_start * _cubic_velocity(since_start / params.blend_start)
-        w_end = params.blend_end * _cubic_velocity(until_end / params.blend_end)
+        w_start, w_end = velocity_shapes(n, dt, params.blend_start, params.blend_end)
     return p_start, p_end, w_start, w_end
+
+
+def velocity_shapes(n, dt, blend_start, blend_end):
+    """Cubic velocity-correction shapes ``(n,)`` at the start and the end (blend times in seconds).
+
+    Each is 0 at both ends of the clip and has a slope only at its own end.
+    """
+    since_start = np.arange(n) * dt
+    w_start = blend_start * _cubic_velocity(since_start / blend_start)
+    w_end = blend_end * _cubic_velocity(since_start[::-1] / blend_end)
+    return w_start, w_end
 
 
 def seam_mismatch(x):
