@@ -30,7 +30,7 @@ def _scene(mode, bones, frames):
 
 
 def floor(ext, obj):
-    """Raw bulk I/O: foreach_get every curve, then add + foreach_set + update into a new action."""
+    """Raw bulk I/O: foreach_get every curve, then add + foreach_set + update into a new action; returns its CurveSink."""
     import bpy
 
     action = obj.animation_data.action
@@ -46,6 +46,7 @@ def floor(ext, obj):
         target.keyframe_points.add(len(co) // 2)
         target.keyframe_points.foreach_set("co", co)
         target.update()
+    return sink
 
 
 def bridge(ext, obj):
@@ -85,7 +86,7 @@ def main():
     if args.variant:
         ext, obj = _scene(args.mode, args.bones, args.frames)
         repeats = 1 if args.variant == "naive" else 3
-        seconds, peak = common.measure(lambda: VARIANTS[args.variant](ext, obj), repeats)
+        seconds, peak = common.measure(lambda: VARIANTS[args.variant](ext, obj), repeats, lambda: common.keep_only_action(obj, "source"))
         common.finish({"seconds": seconds, "peak_mb": peak})
 
     print(f"bridge benchmark: {args.bones} bones x {args.frames} frames, location + rotation + scale on every frame")

@@ -28,8 +28,12 @@ def reset_peak():
         refs.write("5")
 
 
-def measure(function, repeats=3):
-    """Best of ``repeats`` seconds of ``function()``, and the first run's peak extra memory (MB)."""
+def measure(function, repeats=3, reset=None):
+    """Best of ``repeats`` seconds of ``function()``, and the first run's peak extra memory (MB).
+
+    reset: called untimed after each run to put the scene back (drop what the
+    run created), so every run starts from the same state.
+    """
     times = []
     for attempt in range(repeats):
         reset_peak()
@@ -40,7 +44,19 @@ def measure(function, repeats=3):
         if attempt == 0:
             _, peak = rss_mb()
             extra = peak - before
+        if reset is not None:
+            reset()
     return min(times), extra
+
+
+def keep_only_action(obj, name):
+    """Remove every action but ``name`` and assign that one to ``obj`` again."""
+    import bpy
+
+    for action in list(bpy.data.actions):
+        if action.name != name:
+            bpy.data.actions.remove(action)
+    obj.animation_data.action = bpy.data.actions[name]
 
 
 def large_clip(ext, bones=60, frames=10_000, rotation_mode="QUATERNION", seed=0):

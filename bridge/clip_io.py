@@ -43,19 +43,12 @@ def require_action(obj):
     return action
 
 
-def _key_coordinates(fcurve):
-    count = len(fcurve.keyframe_points)
-    co = np.empty(2 * count, dtype=np.float32)
-    fcurve.keyframe_points.foreach_get("co", co)
-    return co[0::2], co[1::2]
-
-
 def _has_active_modifiers(fcurve):
     return any(not modifier.mute for modifier in fcurve.modifiers)
 
 
 class _ActionCurves:
-    """The object's curves in an action; keys are read in bulk when first sampled."""
+    """The object's unmuted, keyed curves in an action, by (data path, index)."""
 
     def __init__(self, action, obj):
         self.curves = {
@@ -65,7 +58,6 @@ class _ActionCurves:
         }
         if not self.curves:
             raise ClipError(f"action '{action.name}' has no keys for '{obj.name}'")
-        self._keys = {}
 
     def key_extent(self):
         """First and last keyed frame over curves that do not repeat by modifiers."""
@@ -74,25 +66,57 @@ class _ActionCurves:
             return -np.inf, np.inf
         return min(points[0].co[0] for points in bounded), max(points[-1].co[0] for points in bounded)
 
-    def sample(self, key, frames):
-        """Values ``(F,)`` of a curve at integer ``frames``, or None if the curve is absent."""
-        fcurve = self.curves.get(key)
-        if fcurve is None:
-            return None
-        if key not in self._keys:
-            self._keys[key] = _key_coordinates(fcurve)
-        key_frames, key_values = self._keys[key]
-        first = int(np.searchsorted(key_frames, frames[0]))
-        stored = key_frames[first:first + len(frames)]
-        if len(stored) == len(frames) and np.array_equal(stored, frames) and not _has_active_modifiers(fcurve):
-            values = key_values[first:first + len(frames)].astype(float)
-        else:
-            # Sparse curves (hand keys, modifiers): Blender evaluates them for us.
-            values = np.array([fcurve.evaluate(frame) for frame in frames])
-        if not np.all(np.isfinite(values)):
-            bad = frames[~np.isfinite(values)][0]
-            raise ClipError(f"curve {key[0]}[{key[1]}] has a NaN or infinite value at frame {bad:g}")
-        return values
+    def sample(self, keys, frames):
+        """Values ``(len(keys), F)`` (float32) of curves at integer ``frames`` ``(F,)``, and a mask of the keys that have one.
+
+        A curve keyed on exactly these frames is read as stored, with one
+        ``foreach_get`` into its row; Blender evaluates the others (hand keys,
+        modifiers). Rows of absent curves are zero.
+        """
+        count = len(frames)
+        rows = np.zeros((len(keys), 2 * count), dtype=np.float32)  # interleaved frame, value as foreach_get writes them
+        present = np.zeros(len(keys), dtype=bool)
+        evaluate = np.zeros(len(keys), dtype=bool)
+        for i, key in enumerate(keys):
+            fcurve = self.curves.get(key)
+            if fcurve is None:
+                continue
+            present[i] = True
+            points = fcurve.keyframe_points
+            if _has_active_modifiers(fcurve) or len(points) < count:
+                evaluate[i] = True
+            elif len(points) == count:
+                points.foreach_get("co", rows[i])
+            else:
+                co = np.empty(2 * len(points), dtype=np.float32)
+                points.foreach_get("co", co)
+                first = int(np.searchsorted(co[0::2], frames[0]))
+                stored = co[2 * first:2 * (first + count)]
+                rows[i, :len(stored)] = stored
+        evaluate |= present & np.any(rows[:, 0::2] != frames, axis=1)
+        for i in np.flatnonzero(evaluate):
+            fcurve = self.curves[keys[i]]
+            rows[i, 1::2] = [fcurve.evaluate(frame) for frame in frames]
+        values = rows[:, 1::2]
+        finite = np.isfinite(values)
+        if not finite.all():
+            row, column = np.argwhere(~finite)[0]
+            raise ClipError(f"curve {keys[row][0]}[{keys[row][1]}] has a NaN or infinite value at frame {frames[column]:g}")
+        return values, present
+
+
+def _read_property(curves, frames, names, prop, statics):
+    """One pose-bone property of each bone: values ``(F, B, n)`` and which of the ``(B, n)`` components are animated.
+
+    statics ``(B, n)``: the pose's values, used where a component has no curve.
+    """
+    width = statics.shape[1]
+    keys = [(bone_path(name, prop), axis) for name in names for axis in range(width)]
+    values, present = curves.sample(keys, frames)
+    out = np.empty((len(frames), len(keys)))
+    out[:, present] = values[present].T
+    out[:, ~present] = statics.reshape(-1)[~present]
+    return out.reshape(len(frames), len(names), width), present.reshape(len(names), width)
 
 
 def resolve_range(action, frame_start=None, frame_end=None):
@@ -132,39 +156,23 @@ def read_clip(obj, frame_start=None, frame_end=None, fps=None):
     bones = bones_parents_first(obj.data)
     names = tuple(bone.name for bone in bones)
     pose_bones = [obj.pose.bones[name] for name in names]
-    count, num_frames = len(names), len(frames)
+    count = len(names)
 
     rest = np.array([np.array(bone.matrix_local) for bone in bones]).reshape(count, 4, 4)
     parents = np.array([names.index(bone.parent.name) if bone.parent else -1 for bone in bones])
     modes = tuple(pb.rotation_mode for pb in pose_bones)
 
-    location = np.empty((num_frames, count, 3))
-    scale = np.empty((num_frames, count, 3))
-    animated_location = np.zeros((count, 3), dtype=bool)
-    animated_scale = np.zeros((count, 3), dtype=bool)
+    location, animated_location = _read_property(curves, frames, names, "location", np.array([pb.location for pb in pose_bones]).reshape(count, 3))
+    scale, animated_scale = _read_property(curves, frames, names, "scale", np.array([pb.scale for pb in pose_bones]).reshape(count, 3))
+    rotation = np.empty((len(frames), count, 4))
     animated_rotation = np.zeros(count, dtype=bool)
-    components = {mode: [] for mode in set(modes)}
-    for b, (name, pb) in enumerate(zip(names, pose_bones)):
-        for prop, array, animated in (("location", location, animated_location), ("scale", scale, animated_scale)):
-            path = bone_path(name, prop)
-            static = getattr(pb, prop)
-            for axis in range(3):
-                values = curves.sample((path, axis), frames)
-                animated[b, axis] = values is not None
-                array[:, b, axis] = static[axis] if values is None else values
-        prop = rotation_property(pb.rotation_mode)
-        path = bone_path(name, prop)
-        static = tuple(getattr(pb, prop))
-        channels = [curves.sample((path, axis), frames) for axis in range(len(static))]
-        animated_rotation[b] = any(values is not None for values in channels)
-        components[pb.rotation_mode].append(
-            np.stack([np.full(num_frames, static[axis]) if values is None else values for axis, values in enumerate(channels)], axis=-1)
-        )
-
-    rotation = np.empty((num_frames, count, 4))
-    for mode, stacks in components.items():
+    for mode in set(modes):
         members = [b for b in range(count) if modes[b] == mode]
-        rotation[:, members] = rotation_modes.to_quat(np.stack(stacks, axis=1), mode)
+        prop = rotation_property(mode)
+        statics = np.array([getattr(pose_bones[b], prop) for b in members])
+        components, animated = _read_property(curves, frames, [names[b] for b in members], prop, statics)
+        rotation[:, members] = rotation_modes.to_quat(components, mode)
+        animated_rotation[members] = animated.any(axis=1)
 
     return Clip(
         fps=float(fps if fps is not None else scene_fps(bpy.context.scene)),

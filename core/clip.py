@@ -84,12 +84,11 @@ class Clip:
 
     def slice_frames(self, start, stop):
         """The sub-clip of frame indices ``start`` (inclusive) to ``stop`` (exclusive)."""
-        return self.with_channels(
-            frames=self.frames[start:stop],
-            location=self.location[start:stop],
-            rotation=self.rotation[start:stop],
-            scale=self.scale[start:stop],
-        )
+        return self.take_frames(slice(start, stop))
+
+    def take_frames(self, index):
+        """The sub-clip at frame indices ``index`` (a slice, or an integer array in any order)."""
+        return self.with_channels(frames=self.frames[index], location=self.location[index], rotation=self.rotation[index], scale=self.scale[index])
 
     def validate(self):
         """Raise ClipError unless shapes agree and every value is finite."""

@@ -53,9 +53,14 @@ def forward_kinematics(parents, rest, location, rotation, scale, bones=None, dty
     needed = range(len(parents)) if bones is None else ancestors_and_self(parents, bones)
     location, rotation, scale = (np.asarray(channel, dtype=dtype) for channel in (location, rotation, scale))
     for bone in needed:
-        basis = relative[bone] @ local_matrices(location[:, bone], rotation[:, bone], scale[:, bone])
+        local = local_matrices(location[:, bone], rotation[:, bone], scale[:, bone])
         parent = parents[bone]
-        pose[bone] = basis if parent < 0 else pose[parent] @ basis
+        if parent < 0:
+            np.matmul(relative[bone], local, out=pose[bone])
+        else:
+            # One (4F, 4) x (4, 4) product for the constant rest offset: a single BLAS call.
+            offset = (pose[parent].reshape(-1, 4) @ relative[bone]).reshape(frames, 4, 4)
+            np.matmul(offset, local, out=pose[bone])
     return np.moveaxis(pose, 0, 1)
 
 

@@ -4,10 +4,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import footlock, kinematics, quat, root as root_motion, stitch
+from . import footlock, quat, root as root_motion, stitch
 from .clip import Clip
 from .errors import LoopError
-from .metrics import SeamMetrics, baseline, seam_metrics
+from .metrics import SeamMetrics, clip_baseline, seam_metrics
 
 LOOP_MODES = ("CLAMP", "WRAP")
 
@@ -34,14 +34,14 @@ def _stitch_channels(x, q, dt, params, pre_x=None, pre_q=None):
     return stitch.stitch_vectors(x, dt, params), stitch.stitch_rotations(q, dt, params)
 
 
-def _resolve_root(clip, root_mode, root_bone, pose):
+def _resolve_root(clip, root_mode, root_bone):
     if root_mode not in root_motion.ROOT_MODES:
         raise LoopError(f"unknown root mode '{root_mode}'")
     if root_bone:
         root = clip.bone_index(root_bone)
-        moving = root_motion.location_travel(clip, pose)[root] >= root_motion.MIN_TRAVEL
+        moving = root_motion.location_travel(clip)[root] >= root_motion.MIN_TRAVEL
     else:
-        root = root_motion.find_moving_root(clip, pose)
+        root = root_motion.find_moving_root(clip)
         moving = root is not None
     if root_mode == "AUTO":
         root_mode = "TRAVEL" if moving else "LOOP"
@@ -72,12 +72,10 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     first, last = int(frame_start - frames[0]), int(frame_end - frames[0])
     segment = clip.slice_frames(first, last + 1)
     params.check(segment.num_frames, clip.dt)
-    # Single precision suffices to find the root and measure the raw seam (well under a micrometre).
-    pose = kinematics.clip_forward_kinematics(segment, dtype=np.float32)
-    root, mode = _resolve_root(segment, root_mode, root_bone, pose)
+    root, mode = _resolve_root(segment, root_mode, root_bone)
     travel_root = root if mode == "TRAVEL" else None
-    reference = baseline(pose[..., :3, 3], clip.dt)
-    before = seam_metrics(segment, travel_root, reference, pose)
+    reference = clip_baseline(segment)
+    before = seam_metrics(segment, travel_root, reference)
 
     if mode == "IN_PLACE":
         global_root, _ = root_motion.root_frames(segment, root)

@@ -95,20 +95,26 @@ class Baseline:
     velocity_jump: np.ndarray  # (B,) 95th-percentile jump between one-sided velocity estimates, per second
 
 
-BASELINE_SAMPLES = 4000  # frames a long clip's 95th percentiles are estimated from
+BASELINE_SAMPLES = 1000  # frames a long clip's 95th percentiles are estimated at
 
 
-def baseline(positions, dt, floor=0.25):
-    """The :class:`Baseline` of joint positions ``(F, B, 3)``.
+def _stencil_centres(frames):
+    """Frame indices a clip of ``frames`` frames is measured at: all inner ones, or BASELINE_SAMPLES spread evenly."""
+    if frames - 4 <= BASELINE_SAMPLES:
+        return np.arange(2, frames - 2)
+    return np.unique(np.linspace(2, frames - 3, BASELINE_SAMPLES).astype(int))
 
-    floor: each joint's numbers are at least this fraction of the median over
-    joints, so still joints do not divide by ~0. Long clips are measured at
-    BASELINE_SAMPLES evenly spaced frames, plenty for a 95th percentile.
+
+def baseline(positions, dt, floor=0.25, at=None):
+    """The :class:`Baseline` of joint positions ``(F, B, 3)``, measured at frame indices ``at``.
+
+    at: the frames to measure (each needs two neighbours on either side in
+    ``positions``); default every inner frame, or BASELINE_SAMPLES spread
+    evenly over a long clip, plenty for a 95th percentile. floor: each joint's
+    numbers are at least this fraction of the median over joints, so still
+    joints do not divide by ~0.
     """
-    frames = len(positions)
-    at = np.arange(2, frames - 2)
-    if len(at) > BASELINE_SAMPLES:
-        at = np.unique(np.linspace(2, frames - 3, BASELINE_SAMPLES).astype(int))
+    at = _stencil_centres(len(positions)) if at is None else at
     inside = np.linalg.norm(positions[at + 1] - 2.0 * positions[at] + positions[at - 1], axis=-1) / dt**2
     behind, ahead = _one_sided_velocities(positions, dt, at)
     jumps = np.linalg.norm(ahead - behind, axis=-1)
@@ -119,24 +125,34 @@ def baseline(positions, dt, floor=0.25):
     return Baseline(*floored)
 
 
+def clip_baseline(clip, floor=0.25):
+    """The :class:`Baseline` of a clip, from forward kinematics at only the frames it is measured at.
+
+    Single precision: the differences it takes stay well above float32 noise
+    for any visible motion, and a long take costs a fraction of its full FK.
+    """
+    centres = _stencil_centres(clip.num_frames)
+    needed = np.unique((centres[:, None] + np.arange(-2, 3)).ravel())
+    positions = kinematics.clip_forward_kinematics(clip.take_frames(needed), dtype=np.float32)[..., :3, 3]
+    return baseline(positions.astype(float), clip.dt, floor, at=np.searchsorted(needed, centres))
+
+
 def _seam_frames(clip):
     """The three frames on each side of the wrap: a clip of 6 frames."""
-    ends = np.r_[0:3, clip.num_frames - 3:clip.num_frames]
-    return clip.with_channels(frames=clip.frames[ends], location=clip.location[ends], rotation=clip.rotation[ends], scale=clip.scale[ends])
+    return clip.take_frames(np.r_[0:3, clip.num_frames - 3:clip.num_frames])
 
 
 def seam_metrics(clip, travel_root=None, reference=None, pose=None):
     """Seam metrics of a clamp-convention loop clip.
 
     reference: the :class:`Baseline` to compare the seam with; default the
-    clip's own (Make Loop passes the raw clip's, one yardstick before and after,
-    and then only the frames at the seam need forward kinematics).
-    pose: the clip's forward kinematics, when the caller has it already.
+    clip's own (Make Loop passes the raw clip's: one yardstick before and after).
+    pose: the clip's forward kinematics, when the caller has it already;
+    otherwise only the frames at the seam are evaluated.
     """
     dt = clip.dt
     if reference is None:
-        pose = kinematics.clip_forward_kinematics(clip) if pose is None else pose
-        reference = baseline(pose[..., :3, 3], dt)
+        reference = baseline(pose[..., :3, 3], dt) if pose is not None else clip_baseline(clip)
     if pose is None:
         ends = _seam_frames(clip)
         p = kinematics.clip_forward_kinematics(ends)[..., :3, 3]

@@ -15,7 +15,7 @@ from .stitch import seam_mismatch
 ROOT_MODES = ("AUTO", "TRAVEL", "LOOP", "IN_PLACE")
 #: Horizontal travel (clip length units, metres for imported mocap) under which a clip counts as in place.
 MIN_TRAVEL = 0.05
-TRAVEL_SAMPLES = 2000  # frames sampled to measure travel
+TRAVEL_SAMPLES = 500  # frames sampled to measure travel
 
 
 def location_travel(clip, pose=None):
@@ -31,8 +31,7 @@ def location_travel(clip, pose=None):
     # Enough evenly spaced frames to see how far each bone goes.
     frames = np.unique(np.linspace(0, clip.num_frames - 1, min(clip.num_frames, TRAVEL_SAMPLES)).astype(int))
     if pose is None:
-        sampled = clip.with_channels(location=clip.location[frames], rotation=clip.rotation[frames], scale=clip.scale[frames])
-        pose = kinematics.clip_forward_kinematics(sampled, bones=changing)
+        pose = kinematics.clip_forward_kinematics(clip.take_frames(frames), bones=changing, dtype=np.float32)
     else:
         pose = pose[frames]
     relative = kinematics.rest_relative(clip.parents, clip.rest)[changing, :3, :3]

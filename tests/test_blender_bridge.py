@@ -112,6 +112,24 @@ def test_sparse_curves_are_sampled_and_unanimated_channels_stay_unanimated(ext, 
     assert abs(keys[0, 1] - original.evaluate(5)) < 1e-6
 
 
+def test_sub_ranges_and_modified_curves_read_what_blender_plays(ext, blank):
+    obj, clip = _walker(ext, blank)
+    whole = ext.bridge.clip_io.read_clip(obj)
+    part = ext.bridge.clip_io.read_clip(obj, 3, 30)
+    assert np.array_equal(part.frames, whole.frames[2:30])
+    assert np.allclose(part.location, whole.location[2:30]) and np.allclose(part.rotation, whole.rotation[2:30])
+    # A curve with a live modifier is not what its keys say: Blender evaluates it.
+    curve = [fc for fc in ext.bridge.action_api.fcurves_of(obj.animation_data.action, obj)
+             if fc.data_path == 'pose.bones["Hips"].location' and fc.array_index == 2][0]
+    noise = curve.modifiers.new("NOISE")
+    noise.strength = 0.2
+    moved = ext.bridge.clip_io.read_clip(obj, 3, 30)
+    hips = clip.bone_names.index("Hips")
+    expected = [curve.evaluate(frame) for frame in range(3, 31)]
+    assert np.allclose(moved.location[:, hips, 2], expected, atol=1e-6)
+    assert np.abs(moved.location[:, hips, 2] - part.location[:, hips, 2]).max() > 1e-3
+
+
 def test_source_action_is_never_modified(ext, blank):
     obj, _ = _walker(ext, blank)
     source = obj.animation_data.action
@@ -147,7 +165,8 @@ def test_bad_input_gets_domain_errors(ext, blank):
     action = obj.animation_data.action
     curve = ext.bridge.action_api.fcurves_of(action, obj)[0]
     curve.keyframe_points[4].co.y = float("nan")
-    with pytest.raises(ClipError, match="NaN"):
+    frame = curve.keyframe_points[4].co.x
+    with pytest.raises(ClipError, match=rf"{curve.data_path[:10]}.*NaN or infinite value at frame {frame:g}"):
         read(obj)
     obj.animation_data.action = None
     with pytest.raises(ClipError, match="has no action"):
