@@ -85,7 +85,7 @@ def main():
     args, _ = parser.parse_known_args()
     if args.variant:
         ext, obj = _scene(args.mode, args.bones, args.frames)
-        repeats = 1 if args.variant == "naive" else 3
+        repeats = 1 if args.variant == "naive" else 5
         seconds, peak = common.measure(lambda: VARIANTS[args.variant](ext, obj), repeats, lambda: common.keep_only_action(obj, "source"))
         common.finish({"seconds": seconds, "peak_mb": peak})
 

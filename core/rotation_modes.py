@@ -49,7 +49,8 @@ def euler_to_quat(euler, order):
 
 
 def _wrap(angle):
-    return (angle + np.pi) % _TWO_PI - np.pi
+    """Angles brought into [-pi, pi] (rounding is several times faster than a float modulo)."""
+    return angle - _TWO_PI * np.rint(angle / _TWO_PI)
 
 
 def _branch_distance(a, b):
@@ -65,9 +66,13 @@ def _principal_euler(q, order):
     m_kj, m_kk = quat.matrix_element(q, k, j), quat.matrix_element(q, k, k)
     sin_mid = np.clip(-parity * quat.matrix_element(q, k, i), -1.0, 1.0)
     cos_mid = np.hypot(m_kj, m_kk)
-    regular = cos_mid > 1e-6
-    first = np.where(regular, np.arctan2(parity * m_kj, m_kk), np.arctan2(-parity * quat.matrix_element(q, j, k), quat.matrix_element(q, j, j)))
-    last = np.where(regular, np.arctan2(parity * quat.matrix_element(q, j, i), quat.matrix_element(q, i, i)), 0.0)
+    first = np.arctan2(parity * m_kj, m_kk)
+    last = np.arctan2(parity * quat.matrix_element(q, j, i), quat.matrix_element(q, i, i))
+    locked = cos_mid <= 1e-6
+    if locked.any():  # gimbal lock: the first angle takes the whole turn about the shared axis
+        q_locked = q[locked]
+        first[locked] = np.arctan2(-parity * quat.matrix_element(q_locked, j, k), quat.matrix_element(q_locked, j, j))
+        last[locked] = 0.0
     euler = np.empty(q.shape[:-1] + (3,))
     euler[..., i] = first
     euler[..., j] = np.arctan2(sin_mid, cos_mid)
@@ -97,21 +102,25 @@ def quat_to_euler(q, order, reference=None):
     q = np.asarray(q, dtype=float)
     principal = _principal_euler(q, order)
     alternate = _alternate_euler(principal, order)
-    steps = np.abs(_wrap(np.diff(principal, axis=0)))
-    if steps.size and steps.max() < 0.5 * np.pi:
-        toggles = np.zeros(steps.shape[:-1], dtype=bool)  # already continuous: the usual case
-    else:
-        # Switching branch between frames is a toggle; the branch of each frame
-        # is the parity of the toggles before it (the relation is symmetric).
-        toggles = _branch_distance(alternate[1:], principal[:-1]) < np.sum(steps, axis=-1)
     start = np.zeros(q.shape[1:-1], dtype=bool)
     if reference is not None:
         reference = np.asarray(reference, dtype=float)
         start = _branch_distance(alternate[0], reference) < _branch_distance(principal[0], reference)
-    use_alternate = np.concatenate([start[None], toggles], axis=0)
-    use_alternate = np.cumsum(use_alternate, axis=0) % 2 == 1
-    euler = np.where(use_alternate[..., None], alternate, principal)
-    turns = np.round(np.diff(euler, axis=0) / _TWO_PI)
+    jumps = np.diff(principal, axis=0)
+    steps = np.abs(_wrap(jumps))
+    toggles = None
+    if steps.size and steps.max() >= 0.5 * np.pi:
+        # Switching branch between frames is a toggle; the branch of each frame
+        # is the parity of the toggles before it (the relation is symmetric).
+        toggles = _branch_distance(alternate[1:], principal[:-1]) < np.sum(steps, axis=-1)
+    if toggles is None and not start.any():
+        euler = principal  # one branch throughout: the usual case
+    else:
+        toggles = np.zeros(steps.shape[:-1], dtype=bool) if toggles is None else toggles
+        use_alternate = np.cumsum(np.concatenate([start[None], toggles], axis=0), axis=0) % 2 == 1
+        euler = np.where(use_alternate[..., None], alternate, principal)
+        jumps = np.diff(euler, axis=0)
+    turns = np.round(jumps / _TWO_PI)
     if turns.any():  # undo full-turn jumps between frames
         euler[1:] -= _TWO_PI * np.cumsum(turns, axis=0)
     anchor = reference if reference is not None else euler[0]
