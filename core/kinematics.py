@@ -10,16 +10,6 @@ import numpy as np
 from . import quat
 
 
-def local_matrices(location, rotation, scale):
-    """Basis matrices ``(..., 4, 4)`` from location ``(..., 3)``, quaternions ``(..., 4)``, scale ``(..., 3)``."""
-    shape = np.shape(location)[:-1]
-    m = np.zeros(shape + (4, 4), dtype=np.result_type(location, rotation, scale))
-    m[..., :3, :3] = quat.to_matrix(rotation) * np.asarray(scale)[..., None, :]
-    m[..., :3, 3] = location
-    m[..., 3, 3] = 1.0
-    return m
-
-
 def rest_relative(parents, rest):
     """Each bone's rest matrix relative to its parent's, ``(B, 4, 4)``."""
     relative = np.array(rest, dtype=float)
@@ -45,23 +35,34 @@ def forward_kinematics(parents, rest, location, rotation, scale, bones=None, dty
     location ``(F, B, 3)``, rotation ``(F, B, 4)``, scale ``(F, B, 3)``.
     bones: evaluate only these and their ancestors (the others stay zero).
     dtype: float32 halves time and memory where poses are only compared.
-    Vectorized over frames; the loop runs over bones, each contiguous in memory.
+
+    The loop runs over bones; within a bone every matrix entry is a whole
+    array over frames (entry-major storage), so each product is a handful of
+    long vector operations rather than millions of tiny 4x4 products. The
+    result is a transposed view of that storage.
     """
     relative = rest_relative(parents, rest).astype(dtype)
     frames = np.shape(location)[0]
-    pose = np.zeros((len(parents), frames, 4, 4), dtype=dtype)
+    pose = np.zeros((len(parents), 4, 4, frames), dtype=dtype)  # [bone, row, column] -> (F,) over frames
     needed = range(len(parents)) if bones is None else ancestors_and_self(parents, bones)
-    location, rotation, scale = (np.asarray(channel, dtype=dtype) for channel in (location, rotation, scale))
+    # Component-major copies of the channels: [bone, component] -> (F,) contiguous.
+    location, rotation, scale = (np.ascontiguousarray(np.asarray(channel, dtype=dtype).transpose(1, 2, 0)) for channel in (location, rotation, scale))
+    local = np.empty((3, 4, frames), dtype=dtype)  # the basis' top three rows; its last row is (0, 0, 0, 1)
     for bone in needed:
-        local = local_matrices(location[:, bone], rotation[:, bone], scale[:, bone])
+        for i, row in enumerate(quat.matrix_entries(rotation[bone].T)):
+            for j, entry in enumerate(row):
+                np.multiply(entry, scale[bone, j], out=local[i, j])
+        local[:, 3] = location[bone]
         parent = parents[bone]
         if parent < 0:
-            np.matmul(relative[bone], local, out=pose[bone])
+            offset = np.broadcast_to(relative[bone, :3, :, None], (3, 4, frames))
         else:
-            # One (4F, 4) x (4, 4) product for the constant rest offset: a single BLAS call.
-            offset = (pose[parent].reshape(-1, 4) @ relative[bone]).reshape(frames, 4, 4)
-            np.matmul(offset, local, out=pose[bone])
-    return np.moveaxis(pose, 0, 1)
+            offset = relative[bone].T @ pose[parent, :3]  # parent @ relative, as three BLAS products
+        world = pose[bone]
+        np.einsum("ijf,jkf->ikf", offset[:, :3], local, out=world[:3])
+        world[:3, 3] += offset[:, 3]
+        world[3, 3] = 1.0
+    return pose.transpose(3, 0, 1, 2)
 
 
 def clip_forward_kinematics(clip, bones=None, dtype=np.float64):

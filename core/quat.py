@@ -169,29 +169,35 @@ def unroll(q, reference=None):
     return q * signs[..., None]
 
 
-def matrix_element(q, row, column):
-    """One element ``(...)`` of the rotation matrices of unit quaternions, without building them."""
-    w, x, y, z = (q[..., i] for i in range(4))
-    if row == column:
-        a, b = [(y, z), (x, z), (x, y)][row]
-        return 1.0 - 2.0 * (a * a + b * b)
-    i, j = sorted((row, column))
-    k = 3 - i - j  # the remaining axis
-    sign = 1.0 if (column - row) % 3 == 2 else -1.0  # m[r][c] = 2 (q_r q_c + sign w q_k)
-    axes = (x, y, z)
-    return 2.0 * (axes[i] * axes[j] + sign * w * axes[k])
+def matrix_entries(q):
+    """The rotation matrices of quaternions (any length; zero gives the identity) as nine arrays.
+
+    Returns rows ``[[m00, m01, m02], [m10, ...], ...]`` of ``(...)`` arrays:
+    whole arrays per entry, so callers can fill strided outputs or scale
+    columns at full numpy speed (broadcasting over a trailing axis of 3 is slow).
+    """
+    q = _floats(q)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    # 2 / |q|^2 instead of normalizing first: the same matrix, one division per quaternion.
+    length2 = np.einsum("...i,...i->...", q, q)
+    s = np.divide(2.0, length2, out=np.zeros_like(length2), where=length2 > _EPS**2)
+    xs, ys, zs = x * s, y * s, z * s
+    xx, yy, zz = x * xs, y * ys, z * zs
+    xy, xz, yz, wx, wy, wz = x * ys, x * zs, y * zs, w * xs, w * ys, w * zs
+    return [
+        [1.0 - (yy + zz), xy - wz, xz + wy],
+        [xy + wz, 1.0 - (xx + zz), yz - wx],
+        [xz - wy, yz + wx, 1.0 - (xx + yy)],
+    ]
 
 
 def to_matrix(q):
-    """Rotation matrices ``(..., 3, 3)`` of unit quaternions."""
-    q = normalize(q)
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
+    """Rotation matrices ``(..., 3, 3)`` of quaternions (any length; a zero quaternion gives the identity)."""
+    q = _floats(q)
     m = np.empty(q.shape[:-1] + (3, 3), dtype=q.dtype)
-    m[..., 0, 0], m[..., 0, 1], m[..., 0, 2] = 1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy)
-    m[..., 1, 0], m[..., 1, 1], m[..., 1, 2] = 2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx)
-    m[..., 2, 0], m[..., 2, 1], m[..., 2, 2] = 2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy)
+    for i, row in enumerate(matrix_entries(q)):
+        for j, entry in enumerate(row):
+            m[..., i, j] = entry
     return m
 
 

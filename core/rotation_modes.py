@@ -62,16 +62,14 @@ def _principal_euler(q, order):
     i, j, k = (_AXES[letter] for letter in order)
     # Even permutations of XYZ keep the sign pattern of the XYZ formulas.
     parity = _cyclic_sign(i, j)
-    q = quat.normalize(q)
-    m_kj, m_kk = quat.matrix_element(q, k, j), quat.matrix_element(q, k, k)
-    sin_mid = np.clip(-parity * quat.matrix_element(q, k, i), -1.0, 1.0)
-    cos_mid = np.hypot(m_kj, m_kk)
-    first = np.arctan2(parity * m_kj, m_kk)
-    last = np.arctan2(parity * quat.matrix_element(q, j, i), quat.matrix_element(q, i, i))
+    m = quat.matrix_entries(q)
+    sin_mid = np.clip(-parity * m[k][i], -1.0, 1.0)
+    cos_mid = np.hypot(m[k][j], m[k][k])
+    first = np.arctan2(parity * m[k][j], m[k][k])
+    last = np.arctan2(parity * m[j][i], m[i][i])
     locked = cos_mid <= 1e-6
     if locked.any():  # gimbal lock: the first angle takes the whole turn about the shared axis
-        q_locked = q[locked]
-        first[locked] = np.arctan2(-parity * quat.matrix_element(q_locked, j, k), quat.matrix_element(q_locked, j, j))
+        first[locked] = np.arctan2(-parity * m[j][k][locked], m[j][j][locked])
         last[locked] = 0.0
     euler = np.empty(q.shape[:-1] + (3,))
     euler[..., i] = first

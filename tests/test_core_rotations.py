@@ -25,6 +25,17 @@ def test_euler_round_trip_every_order(order, rng):
 
 
 @pytest.mark.parametrize("order", rotation_modes.EULER_ORDERS)
+def test_gimbal_locked_rotations_put_the_turn_on_the_first_axis(order, rng):
+    euler = rng.uniform(-np.pi, np.pi, (50, 3))
+    _, middle, last = (rotation_modes._AXES[letter] for letter in order)
+    euler[:, middle] = rng.choice([-0.5 * np.pi, 0.5 * np.pi], 50)
+    q = rotation_modes.euler_to_quat(euler, order)
+    recovered = rotation_modes._principal_euler(q, order)
+    assert np.all(recovered[:, last] == 0.0)
+    assert _same_rotation(rotation_modes.euler_to_quat(recovered, order), q).max() < 1e-12
+
+
+@pytest.mark.parametrize("order", rotation_modes.EULER_ORDERS)
 def test_euler_stays_continuous_through_gimbal_and_full_turns(order):
     seconds = np.linspace(0.0, 4.0 * np.pi, 3000)
     # The middle angle sweeps past +-90 degrees; the last winds through two turns.
