@@ -86,7 +86,7 @@ def main():
     if args.variant:
         ext, obj = _scene(args.mode, args.bones, args.frames)
         repeats = 1 if args.variant == "naive" else 5
-        seconds, peak = common.measure(lambda: VARIANTS[args.variant](ext, obj), repeats, lambda: common.keep_only_action(obj, "source"))
+        seconds, peak = common.measure(lambda: VARIANTS[args.variant](ext, obj), repeats, lambda: common.keep_only_action(ext, obj, "source"))
         common.finish({"seconds": seconds, "peak_mb": peak})
 
     print(f"bridge benchmark: {args.bones} bones x {args.frames} frames, location + rotation + scale on every frame")

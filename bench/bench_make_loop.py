@@ -136,7 +136,7 @@ def main():
     if args.variant:
         ext, obj = _scene(args.bones, args.frames)
         repeats = 1 if args.variant == "baseline" else 5
-        seconds, peak = common.measure(lambda: VARIANTS[args.variant](ext, obj), repeats, lambda: common.keep_only_action(obj, "source"))
+        seconds, peak = common.measure(lambda: VARIANTS[args.variant](ext, obj), repeats, lambda: common.keep_only_action(ext, obj, "source"))
         common.finish({"seconds": seconds, "peak_mb": peak})
 
     print(f"make-loop benchmark: {args.bones} bones x {args.frames} frames, every channel keyed, root travelling")

@@ -49,14 +49,14 @@ def measure(function, repeats=3, reset=None):
     return min(times), extra
 
 
-def keep_only_action(obj, name):
-    """Remove every action but ``name`` and assign that one to ``obj`` again."""
+def keep_only_action(ext, obj, name):
+    """Remove every action but ``name`` and assign that one to ``obj`` again (through the extension's action API)."""
     import bpy
 
     for action in list(bpy.data.actions):
         if action.name != name:
             bpy.data.actions.remove(action)
-    obj.animation_data.action = bpy.data.actions[name]
+    ext.bridge.action_api.assign_action(obj, bpy.data.actions[name])
 
 
 def large_clip(ext, bones=60, frames=10_000, rotation_mode="QUATERNION", seed=0):
