@@ -2,7 +2,7 @@
 """Loopsmith: seamless loops and clean transitions from motion capture.
 
 Modules register in order and unregister in reverse; each owns its classes.
-The batch command line (``python -m loopsmith``, :mod:`.cli`) lives here too.
+The command line (``python -m loopsmith``, :mod:`.pipeline`) lives here too.
 """
 
 _cli_command = None
@@ -20,7 +20,7 @@ def register():
     global _cli_command
     import bpy
 
-    from . import cli
+    from .pipeline import cli
 
     for module in _modules():
         module.register()

@@ -1,11 +1,17 @@
-"""``python -m loopsmith``: the batch command line (see :mod:`.cli`)."""
+"""``python -m loopsmith``: the batch command line (see :mod:`.pipeline.cli`)."""
 
 import os
 import sys
 
-from .cli import main
+from .pipeline import interrupts
 
-status = main()
+interrupts.install()  # Ctrl-C from the first moment is a clean stop
+try:
+    with interrupts.deferred():  # a signal inside numpy's C initialisation would break its import
+        from .pipeline.cli import main
+    status = main()
+except interrupts.Interrupted:
+    status = interrupts.EXIT_CODE
 sys.stdout.flush()
 sys.stderr.flush()
 os._exit(status)  # bpy 4.2/4.5 may crash or hang at interpreter exit

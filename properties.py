@@ -9,15 +9,10 @@ panel, the redo panel, hotkeys and scripts all run with the same settings.
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty, StringProperty
 
-METHOD_ITEMS = (
-    ("CUBIC", "Cubic", "Inertialize the start-end difference away over a fixed blend time at each end (exact)"),
-    ("LINEAR_INERTIALIZE", "Linear + Inertialize", "Spread the difference over the whole clip, with a velocity correction at the ends"),
-    ("SOFTFADE", "Softfade", "Fade the difference out over a soft ramp at each end, with a velocity correction"),
-    ("SPRING", "Spring", "Decay the difference with critically damped springs (leaves a tiny residual)"),
-    ("LINEAR", "Linear", "Spread the difference over the whole clip without velocity correction"),
-    ("CROSSFADE", "Crossfade", "Blend the last frames into a continuation of the first frame"),
-    ("NONE", "None (Trim)", "Only cut the range, for comparison"),
-)
+from .core import stitch
+from .core.stitch import StitchParameters
+
+METHOD_ITEMS = tuple((name, label, text[0].upper() + text[1:]) for name, (label, text) in stitch.METHOD_INFO.items())
 SIDE_ITEMS = (
     ("BOTH", "Both", "Split the correction between start and end by the ratio"),
     ("START", "Start", "Correct only the start of the loop"),
@@ -47,25 +42,26 @@ GRADE_ITEMS = (
 
 
 def make_loop_properties():
-    """Fresh definitions of Make Loop's parameters (times in seconds)."""
+    """Fresh definitions of Make Loop's parameters (times in seconds); the stitching defaults are the core's."""
     seconds = {"subtype": "TIME_ABSOLUTE", "unit": "TIME_ABSOLUTE", "min": 0.0, "soft_max": 2.0}
+    core = StitchParameters()
     return {
         "range_mode": EnumProperty(name="Range", items=RANGE_MODE_ITEMS, default="AUTO"),
         "frame_start": IntProperty(name="Start", description="First frame of the loop", default=1),
         "frame_end": IntProperty(name="End", description="Frame where the loop wraps (equal to the start after looping)", default=61),
-        "method": EnumProperty(name="Method", items=METHOD_ITEMS, default="CUBIC"),
-        "side": EnumProperty(name="Side", items=SIDE_ITEMS, default="BOTH"),
-        "ratio": FloatProperty(name="Ratio", description="Share of the correction made at the start", default=0.5, min=0.0, max=1.0, subtype="FACTOR"),
-        "halflife_start": FloatProperty(name="Half-life Start", default=0.1, **seconds),
-        "halflife_end": FloatProperty(name="Half-life End", default=0.1, **seconds),
-        "blend_start": FloatProperty(name="Blend Start", description="Blend time at the start", default=0.2, **seconds),
-        "blend_end": FloatProperty(name="Blend End", description="Blend time at the end", default=0.2, **seconds),
-        "softfade_start": FloatProperty(name="Fade Start", description="Softfade duration at the start", default=0.4, **seconds),
-        "softfade_end": FloatProperty(name="Fade End", description="Softfade duration at the end", default=0.4, **seconds),
-        "hardness_start": FloatProperty(name="Hardness Start", default=16.0, min=0.1, soft_max=50.0),
-        "hardness_end": FloatProperty(name="Hardness End", default=16.0, min=0.1, soft_max=50.0),
-        "crossfade": FloatProperty(name="Crossfade", description="Time blended before the seam", default=0.3, **seconds),
-        "crossfade_preroll": BoolProperty(name="Use Pre-roll", description="Blend towards the frames before the loop start, when there are any", default=False),
+        "method": EnumProperty(name="Method", items=METHOD_ITEMS, default=core.method),
+        "side": EnumProperty(name="Side", items=SIDE_ITEMS, default=core.side),
+        "ratio": FloatProperty(name="Ratio", description="Share of the correction made at the start", default=core.ratio, min=0.0, max=1.0, subtype="FACTOR"),
+        "halflife_start": FloatProperty(name="Half-life Start", default=core.halflife_start, **seconds),
+        "halflife_end": FloatProperty(name="Half-life End", default=core.halflife_end, **seconds),
+        "blend_start": FloatProperty(name="Blend Start", description="Blend time at the start", default=core.blend_start, **seconds),
+        "blend_end": FloatProperty(name="Blend End", description="Blend time at the end", default=core.blend_end, **seconds),
+        "softfade_start": FloatProperty(name="Fade Start", description="Softfade duration at the start", default=core.softfade_start, **seconds),
+        "softfade_end": FloatProperty(name="Fade End", description="Softfade duration at the end", default=core.softfade_end, **seconds),
+        "hardness_start": FloatProperty(name="Hardness Start", default=core.hardness_start, min=0.1, soft_max=50.0),
+        "hardness_end": FloatProperty(name="Hardness End", default=core.hardness_end, min=0.1, soft_max=50.0),
+        "crossfade": FloatProperty(name="Crossfade", description="Time blended before the seam", default=core.crossfade, **seconds),
+        "crossfade_preroll": BoolProperty(name="Use Pre-roll", description="Blend towards the frames before the loop start, when there are any", default=core.crossfade_preroll),
         "root_mode": EnumProperty(name="Root", items=ROOT_MODE_ITEMS, default="AUTO"),
         "root_bone": StringProperty(name="Root Bone", description="The bone that carries the travel; empty finds it"),
         "root_blend": FloatProperty(name="Root Blend", description="Blend time of the root's velocity correction", default=0.5, **seconds),
@@ -94,11 +90,29 @@ def chosen_candidate(settings):
     return None
 
 
+def stale_candidates(settings, obj):
+    """Why Find Loop's candidates do not belong to ``obj``'s current action, or None when they do."""
+    owner, action = settings.candidates_object, settings.candidates_action
+    current = obj.animation_data.action if obj is not None and obj.animation_data else None
+    if owner is None or action is None:
+        return "Find Loop's list is out of date: run Find Loop again"
+    if owner != obj or action != current:
+        return f"Find Loop's list is for '{action.name}' on '{owner.name}', not this action: run Find Loop again"
+    return None
+
+
 def copy_scene_settings(operator, settings, names):
-    """Give the operator the scene's values for the properties its caller did not set."""
+    """Give the operator the scene's values for the properties its caller did not set.
+
+    A caller that sets the frame range but not the range mode gets that range (MANUAL).
+    """
+    is_set = operator.properties.is_property_set
+    range_given = "range_mode" in names and not is_set("range_mode") and (is_set("frame_start") or is_set("frame_end"))
     for name in names:
-        if not operator.properties.is_property_set(name):
+        if not is_set(name):
             setattr(operator, name, getattr(settings, name))
+    if range_given:
+        operator.range_mode = "MANUAL"
 
 
 class LoopsmithCandidate(bpy.types.PropertyGroup):
@@ -129,6 +143,8 @@ class LoopsmithResult(bpy.types.PropertyGroup):
         "step_after": FloatProperty(name="Step After", subtype="DISTANCE", unit="LENGTH"),
         "jump_before": FloatProperty(name="Velocity Jump Before", unit="VELOCITY"),
         "jump_after": FloatProperty(name="Velocity Jump After", unit="VELOCITY"),
+        "curves_stitched": IntProperty(name="Curves Stitched", description="Other curves (custom properties...) looped like the bones"),
+        "curves_stepped": IntProperty(name="Stepped Curves", description="Constant-interpolation curves that repeat as keyed"),
     }
 
 
@@ -141,6 +157,9 @@ class LoopsmithSettings(bpy.types.PropertyGroup):
         "candidates": CollectionProperty(type=LoopsmithCandidate),
         # No update callback: bpy 4.2 crashes at exit after one was registered.
         "active_candidate": IntProperty(name="Candidate", default=-1),
+        # What the candidates were found on: frames of another action mean nothing.
+        "candidates_object": PointerProperty(type=bpy.types.Object),
+        "candidates_action": PointerProperty(type=bpy.types.Action),
         "result": PointerProperty(type=LoopsmithResult),
     }
 

@@ -58,7 +58,7 @@ def make_loop_job(ext, obj):
     ext.bridge.action_api.assign_action(obj, source)
     clip = ext.bridge.clip_io.read_clip(obj)
     result = ext.core.loop.make_loop(clip, int(clip.frames[0]), int(clip.frames[-1]))
-    ext.bridge.clip_io.write_loop(obj, result, source, int(clip.frames[-1]))
+    ext.bridge.clip_io.write_loop(obj, result, source)
 
 
 def per_key_baseline(ext, obj):

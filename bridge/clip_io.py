@@ -5,15 +5,23 @@ I/O is bulk: keys are read with ``foreach_get`` and written with ``add`` +
 taken as stored; only sparse or modified curves are evaluated per frame.
 """
 
+from dataclasses import dataclass
+
 import bpy
 import numpy as np
 
-from ..core import quat, rotation_modes
+from ..core import loop, quat, rotation_modes, stitch
 from ..core.clip import Clip
-from ..core.errors import ClipError
+from ..core.errors import ClipError, LoopError
 from . import action_api, cycles
 
 _ROTATION_PROPERTY = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
+_TRANSFORMS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale")
+#: The clip's name for the armature object's own transform when its action animates it: a root
+#: above every bone (identity rest), so travel on the object loops and is measured like a root bone's.
+#: Also the group Blender files object transform curves under.
+OBJECT_CHANNELS = "Object Transforms"
+_CONSTANT_INTERPOLATION = 0  # the 'CONSTANT' item of a keyframe's interpolation, as foreach_get reads it
 
 
 def rotation_property(mode):
@@ -24,6 +32,15 @@ def rotation_property(mode):
 def bone_path(bone_name, prop):
     """F-curve data path of a pose-bone property."""
     return f'pose.bones["{bpy.utils.escape_identifier(bone_name)}"].{prop}'
+
+
+def channel_path(name, prop):
+    """F-curve data path of a clip bone's property (the object's own for :data:`OBJECT_CHANNELS`)."""
+    return prop if name == OBJECT_CHANNELS else bone_path(name, prop)
+
+
+def _channel_owner(obj, name):
+    return obj if name == OBJECT_CHANNELS else obj.pose.bones[name]
 
 
 def scene_fps(scene):
@@ -58,6 +75,10 @@ class _ActionCurves:
         }
         if not self.curves:
             raise ClipError(f"action '{action.name}' has no keys for '{obj.name}'")
+
+    def animates_object(self):
+        """Whether the action moves the object itself (not only its bones)."""
+        return any(path in _TRANSFORMS for path, _ in self.curves)
 
     def key_extent(self):
         """First and last keyed frame over curves that do not repeat by modifiers."""
@@ -106,12 +127,12 @@ class _ActionCurves:
 
 
 def _read_property(curves, frames, names, prop, statics):
-    """One pose-bone property of each bone: values ``(F, B, n)`` and which of the ``(B, n)`` components are animated.
+    """One property of each clip bone: values ``(F, B, n)`` and which of the ``(B, n)`` components are animated.
 
     statics ``(B, n)``: the pose's values, used where a component has no curve.
     """
     width = statics.shape[1]
-    keys = [(bone_path(name, prop), axis) for name in names for axis in range(width)]
+    keys = [(channel_path(name, prop), axis) for name in names for axis in range(width)]
     values, present = curves.sample(keys, frames)
     out = np.empty((len(frames), len(keys)))
     out[:, present] = values[present].T
@@ -141,11 +162,16 @@ def read_clip(obj, frame_start=None, frame_end=None, fps=None):
     """Read an armature object's action into a Clip over a frame range.
 
     frame_start, frame_end: inclusive integer frames; default the action's
-    frame range. fps: default the scene's. Raises ClipError on bad input
-    (no armature, no action, a range under two frames or outside the keys,
-    NaN or infinite values); nothing is modified.
+    frame range (a WRAP loop's: its n distinct frames). fps: default the
+    scene's. When the action animates the object's own transform, the clip's
+    first bone is :data:`OBJECT_CHANNELS` (the object, parent of the root
+    bones), so the clip is what plays in world space. Raises ClipError on bad
+    input (no armature, no bones, no action, a range under two frames or
+    outside the keys, NaN or infinite values); nothing is modified.
     """
     action = require_action(obj)
+    if not obj.data.bones:
+        raise ClipError(f"armature '{obj.name}' has no bones")
     start, end = resolve_range(action, frame_start, frame_end)
     curves = _ActionCurves(action, obj)
     key_first, key_last = curves.key_extent()
@@ -155,21 +181,26 @@ def read_clip(obj, frame_start=None, frame_end=None, fps=None):
     frames = np.arange(start, end + 1, dtype=np.float32)
     bones = bones_parents_first(obj.data)
     names = tuple(bone.name for bone in bones)
-    pose_bones = [obj.pose.bones[name] for name in names]
-    count = len(names)
-
-    rest = np.array([np.array(bone.matrix_local) for bone in bones]).reshape(count, 4, 4)
+    rest = np.array([np.array(bone.matrix_local) for bone in bones]).reshape(len(names), 4, 4)
     parents = np.array([names.index(bone.parent.name) if bone.parent else -1 for bone in bones])
-    modes = tuple(pb.rotation_mode for pb in pose_bones)
+    if curves.animates_object():
+        if OBJECT_CHANNELS in names:
+            raise ClipError(f"armature '{obj.name}' has a bone named '{OBJECT_CHANNELS}', the name Loopsmith reads the object's own motion as")
+        names = (OBJECT_CHANNELS,) + names
+        rest = np.concatenate([np.eye(4)[None], rest])
+        parents = np.concatenate([[-1], np.where(parents >= 0, parents + 1, 0)])
+    owners = [_channel_owner(obj, name) for name in names]
+    count = len(names)
+    modes = tuple(owner.rotation_mode for owner in owners)
 
-    location, animated_location = _read_property(curves, frames, names, "location", np.array([pb.location for pb in pose_bones]).reshape(count, 3))
-    scale, animated_scale = _read_property(curves, frames, names, "scale", np.array([pb.scale for pb in pose_bones]).reshape(count, 3))
+    location, animated_location = _read_property(curves, frames, names, "location", np.array([o.location for o in owners]).reshape(count, 3))
+    scale, animated_scale = _read_property(curves, frames, names, "scale", np.array([o.scale for o in owners]).reshape(count, 3))
     rotation = np.empty((len(frames), count, 4))
     animated_rotation = np.zeros(count, dtype=bool)
     for mode in set(modes):
         members = [b for b in range(count) if modes[b] == mode]
         prop = rotation_property(mode)
-        statics = np.array([getattr(pose_bones[b], prop) for b in members])
+        statics = np.array([getattr(owners[b], prop) for b in members])
         components, animated = _read_property(curves, frames, [names[b] for b in members], prop, statics)
         rotation[:, members] = rotation_modes.to_quat(components, mode)
         animated_rotation[members] = animated.any(axis=1)
@@ -206,7 +237,7 @@ def _rotation_components(obj, clip, source_curves):
             # Keep the source's winding (Euler) or sign (quaternion) on frame one.
             reference = np.array([
                 [
-                    _source_value(source_curves, (bone_path(clip.bone_names[b], prop), axis), clip.frames[0], getattr(obj.pose.bones[clip.bone_names[b]], prop)[axis])
+                    _source_value(source_curves, (channel_path(clip.bone_names[b], prop), axis), clip.frames[0], getattr(_channel_owner(obj, clip.bone_names[b]), prop)[axis])
                     for axis in range(rotation_modes.COMPONENTS[mode])
                 ]
                 for b in members
@@ -217,18 +248,26 @@ def _rotation_components(obj, clip, source_curves):
     return per_bone
 
 
+def _channel_keys(clip):
+    """(bone index, data path, index, property) of every animated channel of the clip."""
+    for b, name in enumerate(clip.bone_names):
+        for axis in np.flatnonzero(clip.animated_location[b]):
+            yield b, channel_path(name, "location"), int(axis), "location"
+        if clip.animated_rotation[b]:
+            prop = rotation_property(clip.rotation_modes[b])
+            for axis in range(rotation_modes.COMPONENTS[clip.rotation_modes[b]]):
+                yield b, channel_path(name, prop), axis, prop
+        for axis in np.flatnonzero(clip.animated_scale[b]):
+            yield b, channel_path(name, "scale"), int(axis), "scale"
+
+
 def _channel_curves(obj, clip, source_curves):
     """(data path, index, group, values) for every animated channel of the clip."""
     rotations = _rotation_components(obj, clip, source_curves)
-    for b, name in enumerate(clip.bone_names):
-        for axis in np.flatnonzero(clip.animated_location[b]):
-            yield bone_path(name, "location"), int(axis), name, clip.location[:, b, axis]
-        if clip.animated_rotation[b]:
-            prop = rotation_property(clip.rotation_modes[b])
-            for axis in range(rotations[b].shape[1]):
-                yield bone_path(name, prop), axis, name, rotations[b][:, axis]
-        for axis in np.flatnonzero(clip.animated_scale[b]):
-            yield bone_path(name, "scale"), int(axis), name, clip.scale[:, b, axis]
+    vectors = {"location": clip.location, "scale": clip.scale}
+    for b, path, axis, prop in _channel_keys(clip):
+        values = vectors[prop][:, b, axis] if prop in vectors else rotations[b][:, axis]
+        yield path, axis, clip.bone_names[b], values
 
 
 def _fill_keys(fcurve, co):
@@ -280,19 +319,59 @@ def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=Fa
     are carried over. It is never modified. ``frame_range``: set the action's
     manual frame range to the clip; ``cyclic``: also mark it cyclic and give
     every curve a Cycles modifier, so the timeline plays it as a loop.
-    ``cycles_travel``: a bone whose location repeats with offset (root travel).
+    ``cycles_travel``: a clip bone whose location repeats with offset (root travel).
     On any failure the half-built action is removed and nothing changes.
+    """
+    return _write_clip(obj, clip, name, source_action, frame_range, cyclic, cycles_travel).action
+
+
+@dataclass
+class WrittenLoop:
+    """A loop written as an action, and what happened to the source's curves the clip does not hold."""
+
+    action: object  # bpy.types.Action
+    stitched_curves: tuple = ()  # (data path, index) of other curves (custom properties...) looped like the bones
+    stepped_curves: tuple = ()  # constant-interpolation curves, repeated as keyed (a step cannot be blended)
+
+
+def _is_stepped(fcurve):
+    points = fcurve.keyframe_points
+    interpolation = np.empty(len(points), dtype=np.int32)
+    points.foreach_get("interpolation", interpolation)
+    return bool(np.all(interpolation == _CONSTANT_INTERPOLATION))
+
+
+def _stitch_scalars(values, dt, params):
+    """Loop curves ``values (F, K)`` like any channel: each one a ``(F, 1, 1)`` vector."""
+    x = values[:, :, None]
+    looped = stitch.crossfade_vectors(x, dt, params) if params.method == "CROSSFADE" else stitch.stitch_vectors(x, dt, params)
+    return looped[:, :, 0]
+
+
+def _write_clip(obj, clip, name, source_action, frame_range, cyclic, cycles_travel, stitch_params=None):
+    """:func:`write_clip`; with ``stitch_params`` the source's other smooth curves are stitched into loops too.
+
+    Returns a :class:`WrittenLoop` (stitched and stepped curves listed only with ``stitch_params``).
     """
     if obj.library is not None:
         raise ClipError(f"'{obj.name}' is linked from a library and cannot take a new action")
     clip.validate()
     source_curves = _ActionCurves(source_action, obj) if source_action is not None else None
+    written = {(path, index) for _, path, index, _ in _channel_keys(clip)}
+    others = {key: fc for key, fc in source_curves.curves.items() if key not in written} if source_curves else {}
+    stitched = [key for key, fc in others.items() if not _is_stepped(fc)] if stitch_params is not None else []
+    copied = [key for key in others if key not in stitched]
+    start, end = float(clip.frames[0]), float(clip.frames[-1])
+    stitched_values = ()
+    if stitched:
+        values, _ = source_curves.sample(stitched, clip.frames)
+        stitched_values = _stitch_scalars(values.T.astype(float), clip.dt, stitch_params).T
     action = bpy.data.actions.new(name)
     try:
         sink = action_api.CurveSink(action, obj)
         co = np.empty(2 * clip.num_frames, dtype=np.float32)
         co[0::2] = clip.frames
-        travel_path = bone_path(cycles_travel, "location") if cycles_travel else None
+        travel_path = channel_path(cycles_travel, "location") if cycles_travel else None
 
         def new_curve(path, index, group):
             fcurve = sink.new_fcurve(path, index, group)
@@ -300,26 +379,26 @@ def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=Fa
                 cycles.add_cycles_modifier(fcurve, with_offset=path == travel_path)
             return fcurve
 
-        written = set()
+        def source_group(key):
+            return others[key].group.name if others[key].group else None
+
         for path, index, group, values in _channel_curves(obj, clip, source_curves):
             co[1::2] = values
             _fill_keys(new_curve(path, index, group), co)
-            written.add((path, index))
-        if source_curves is not None:
-            start, end = float(clip.frames[0]), float(clip.frames[-1])
-            for key, source in source_curves.curves.items():
-                if key not in written:
-                    group = source.group.name if source.group else None
-                    _copy_trimmed(source, new_curve(key[0], key[1], group), start, end)
+        for key, values in zip(stitched, stitched_values):
+            co[1::2] = values
+            _fill_keys(new_curve(key[0], key[1], source_group(key)), co)
+        for key in copied:
+            _copy_trimmed(others[key], new_curve(key[0], key[1], source_group(key)), start, end)
         if frame_range or cyclic:
             action.use_frame_range = True
-            action.frame_start, action.frame_end = clip.frames[0], clip.frames[-1]
+            action.frame_start, action.frame_end = start, end
             action.use_cyclic = cyclic
         action_api.assign_action(obj, action, sink.slot)
     except Exception:
         bpy.data.actions.remove(action)
         raise
-    return action
+    return WrittenLoop(action, tuple(stitched), tuple(copied) if stitch_params is not None else ())
 
 
 def require_replaceable(action):
@@ -338,16 +417,28 @@ def replace_action(source, action):
     return action
 
 
-def write_loop(obj, result, source, end):
-    """The loop as a new cyclic action assigned to ``obj``; Cycles modifiers in CLAMP mode.
+def write_loop(obj, result, source, params=None, loop_mode="CLAMP"):
+    """The loop as a new cyclic action ``<source>_loop`` assigned to ``obj``; returns a :class:`WrittenLoop`.
 
-    WRAP drops the repeated last key, which Blender's Cycles modifier would
-    need, so it only marks the action cyclic over the full period.
+    result: a CLAMP :class:`~..core.loop.LoopResult` of n + 1 frames, the
+    last closing the cycle. Every curve gets a Cycles modifier, which repeats
+    a curve over its first to last key, so that closing key is what makes
+    Blender's period the loop's n frames (root travel repeats with offset).
+    params: the :class:`~..core.stitch.StitchParameters` the loop was made
+    with (default the core's); the source's other smooth curves (object or
+    bone custom properties...) are sampled on the loop's frames and stitched
+    with them, stepped ones repeat as keyed. loop_mode WRAP writes the same
+    keys but ends the action's frame range on frame n - 1: the n distinct
+    frames an engine that wraps last to first exports, and a range that plays
+    seamlessly on Blender's timeline.
     """
-    clamp = result.clip_mode == "CLAMP"
-    travel = result.clip.bone_names[result.root] if result.root_mode == "TRAVEL" else None
-    action = write_clip(obj, result.clip, f"{source.name}_loop", source_action=source, frame_range=True, cyclic=clamp,
-                                cycles_travel=travel)
-    action.use_cyclic = True
-    action.frame_end = end  # the full period, also when WRAP drops the last key
-    return action
+    if result.clip_mode != "CLAMP":
+        raise LoopError("write_loop needs the CLAMP loop, whose last frame closes the cycle: make it in CLAMP and pass loop_mode='WRAP' here")
+    if loop_mode not in loop.LOOP_MODES:
+        raise LoopError(f"unknown loop mode '{loop_mode}'")
+    clip = result.clip
+    travel = clip.bone_names[result.root] if result.root_mode == "TRAVEL" else None
+    written = _write_clip(obj, clip, f"{source.name}_loop", source, True, True, travel, params or stitch.StitchParameters())
+    if loop_mode == "WRAP":
+        written.action.frame_end = clip.frames[-1] - 1
+    return written

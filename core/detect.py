@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import kinematics, quat, root as root_motion
+from .errors import LoopError
 from .metrics import descendants, seam_metrics
 
 VELOCITY_TIME = 0.1  # seconds: velocities times this are lengths, comparable to positions
@@ -226,7 +227,8 @@ def find_loops(clip, min_length=0.4, max_length=4.0, cycles=0, skip_edges=0.0, f
     offset = first
     n = last - first + 1
     candidates = []
-    if _closed_loop(motion) and (cycles in (0, 1)):
+    closed = _closed_loop(motion)
+    if closed and (cycles in (0, 1)):
         candidates.append(Candidate(int(frames[first]), int(frames[last]), 1, raw_visibility(motion.clip, 0, n - 1), 1.0))
 
     low = max(2, int(np.floor(min_length / clip.dt)))
@@ -248,6 +250,10 @@ def find_loops(clip, min_length=0.4, max_length=4.0, cycles=0, skip_edges=0.0, f
             if start is not None:
                 correlation = float(r[min(length, len(r) - 1)])
                 candidates.append(Candidate(int(frames[offset + start]), int(frames[offset + start + length]), k, raw_visibility(motion.clip, start, start + length), correlation))
+    if closed and not candidates:
+        # A pre-cut cycle is shorter than two of its periods: say so rather than "nothing repeats".
+        raise LoopError(f"no loop of {cycles} cycles fits: the clip is one closed loop (its last frame repeats its first), "
+                        f"frames {int(frames[first])}-{int(frames[last])}, which loops only as a whole: ask for 1 cycle")
     for candidate in candidates:
         candidate.grade = grade(candidate.score, candidate.correlation)
     order = {"GOOD": 0, "FAIR": 1, "POOR": 2}

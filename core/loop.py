@@ -20,6 +20,7 @@ class LoopResult:
     before: SeamMetrics  # the raw cut
     after: SeamMetrics
     clip_mode: str = "CLAMP"  # the loop mode the clip was written for
+    raw: Clip = None  # the raw cut (range start..end inclusive) in the space the loop was made in, for before/after pictures
 
     @property
     def length(self):
@@ -35,6 +36,7 @@ def _stitch_channels(x, q, dt, params, pre_x=None, pre_q=None):
 
 
 def _resolve_root(clip, root_mode, root_bone):
+    """(the moving root's index or None, the resolved root mode)."""
     if root_mode not in root_motion.ROOT_MODES:
         raise LoopError(f"unknown root mode '{root_mode}'")
     if root_bone:
@@ -47,7 +49,7 @@ def _resolve_root(clip, root_mode, root_bone):
         root_mode = "TRAVEL" if moving else "LOOP"
     if root_mode in ("TRAVEL", "IN_PLACE") and not moving:
         raise LoopError(f"no bone travels (horizontally by {root_motion.MIN_TRAVEL} or more) for root mode {root_mode}")
-    return (root if root_mode != "LOOP" else -1), root_mode
+    return (root if moving else None), root_mode
 
 
 def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_bone="", loop_mode="CLAMP", root_blend=0.5, lock_feet=True):
@@ -72,14 +74,17 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     first, last = int(frame_start - frames[0]), int(frame_end - frames[0])
     segment = clip.slice_frames(first, last + 1)
     params.check(segment.num_frames, clip.dt)
-    root, mode = _resolve_root(segment, root_mode, root_bone)
+    moving_root, mode = _resolve_root(segment, root_mode, root_bone)
+    root = moving_root if mode != "LOOP" else None
     travel_root = root if mode == "TRAVEL" else None
     reference = clip_baseline(segment)
-    before = seam_metrics(segment, travel_root, reference)
 
     if mode == "IN_PLACE":
         global_root, _ = root_motion.root_frames(segment, root)
         segment = root_motion.with_root_global(segment, root, root_motion.remove_travel(global_root[:, :3, 3]), quat.from_matrix(global_root[:, :3, :3]))
+    # The raw cut in the loop's own space: travel removed in place; otherwise chained by
+    # its travel, so "before" measures the cut in the motion and not the walk back to the start.
+    before = seam_metrics(segment, moving_root if mode != "IN_PLACE" else None, reference)
 
     dt = clip.dt
     preroll = slice(max(0, first - segment.num_frames), first)
@@ -112,7 +117,7 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     after = seam_metrics(looped, travel_root, reference)
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)
-    return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode)
+    return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment)
 
 
 def _keep(stitched, original, bone):

@@ -79,6 +79,24 @@ def chained_positions(clip, travel_root=None, cycles=2):
     return np.concatenate(parts)
 
 
+def accelerations(positions, dt, at):
+    """Acceleration magnitudes ``(len(at), B)`` per second squared of positions ``(F, B, 3)`` at frame indices ``at`` (central second differences)."""
+    at = np.asarray(at)
+    return np.linalg.norm(positions[at + 1] - 2.0 * positions[at] + positions[at - 1], axis=-1) / dt**2
+
+
+def played_visibility(positions, dt, seam_frames, reference):
+    """Seam visibility of a loop as played: the largest seam acceleration over a joint's typical one.
+
+    positions: ``(F, B, 3)`` joint positions (metres) of the loop played over
+    several cycles, one row per frame, ``dt`` seconds apart; seam_frames: the
+    indices where it wraps (each with a frame on either side); reference:
+    ``(B,)`` each joint's typical acceleration (:attr:`Baseline.acceleration`).
+    The same ratio as :attr:`SeamMetrics.visibility`, on what a player shows.
+    """
+    return float((accelerations(positions, dt, seam_frames) / reference).max())
+
+
 def _one_sided_velocities(p, dt, at=None):
     """Second-order velocity estimates at frames ``at`` (default 2..-3), from behind and from ahead."""
     at = np.arange(2, len(p) - 2) if at is None else at
@@ -115,7 +133,7 @@ def baseline(positions, dt, floor=0.25, at=None):
     joints do not divide by ~0.
     """
     at = _stencil_centres(len(positions)) if at is None else at
-    inside = np.linalg.norm(positions[at + 1] - 2.0 * positions[at] + positions[at - 1], axis=-1) / dt**2
+    inside = accelerations(positions, dt, at)
     behind, ahead = _one_sided_velocities(positions, dt, at)
     jumps = np.linalg.norm(ahead - behind, axis=-1)
     floored = []
@@ -171,6 +189,6 @@ def seam_metrics(clip, travel_root=None, reference=None, pose=None):
     played = np.concatenate([p[3:5], nxt])
     behind, ahead = _one_sided_velocities(played, dt)
     jump = np.linalg.norm(ahead[0] - behind[0], axis=-1)
-    seam_acc = np.linalg.norm(played[3] - 2.0 * played[2] + played[1], axis=-1) / dt**2
+    seam_acc = accelerations(played, dt, [2])[0]
     return SeamMetrics(step, jump, seam_acc, reference.acceleration, float((seam_acc / reference.acceleration).max()),
                        float((jump / reference.velocity_jump).max()))

@@ -113,18 +113,35 @@ def remove_travel(position):
     return out
 
 
+def _without_net_turn(h, p):
+    """Heading ``(n,)`` radians and horizontal path ``(n, 2)`` with the turn between the ends spread out evenly.
+
+    Each step of the path turns with the heading, so the body keeps its
+    course relative to where it faces; the loop then ends facing as it began.
+    """
+    turn = (h[-1] - h[0]) * np.linspace(0.0, 1.0, len(h))
+    angle = -0.5 * (turn[1:] + turn[:-1])  # each step turns by the correction halfway along it
+    step = np.diff(p, axis=0)
+    c, s = np.cos(angle), np.sin(angle)
+    turned = np.stack([c * step[:, 0] - s * step[:, 1], s * step[:, 0] + c * step[:, 1]], axis=1)
+    return h - turn, p[0] + np.concatenate([np.zeros((1, 2)), np.cumsum(turned, axis=0)])
+
+
 def loop_travel(position, rotation, dt, stitch_height, stitch_pose, velocity_shapes, ratio):
-    """Loop a travelling root so cycles chained by their character frames join smoothly.
+    """Loop a travelling root so the next cycle, moved by the travel alone, joins smoothly.
 
     position ``(n, 3)``, rotation ``(n, 4)``: the root in armature space.
     stitch_height(z (n, 1)) and stitch_pose(q (n, 4)) loop the height and the
-    rotation relative to the heading. Travel and heading keep their
-    displacement; only the velocity and turn-rate mismatch, measured in
-    character space at each end, is removed with ``velocity_shapes`` = the
+    rotation relative to the heading. The travel keeps its displacement; the
+    heading's net turn is spread over the loop, path included, so the loop ends
+    facing as it began: Blender's Cycles modifier repeats the travel with an
+    offset but cannot turn it. The velocity and turn-rate mismatch, measured
+    in character space at each end, is removed with ``velocity_shapes`` = the
     (start, end) shapes ``(n,)`` that are 0 at both ends of the clip.
     """
     h = heading(rotation)
     relative = quat.multiply(_z_rotation(-h), rotation)
+    h, p = _without_net_turn(h, position[:, :2])
     w_start, w_end = velocity_shapes
     # Normalized so that each shape lowers the seam mismatch by one unit.
     k_start, k_end = -seam_mismatch(w_start), -seam_mismatch(w_end)
@@ -143,7 +160,6 @@ def loop_travel(position, rotation, dt, stitch_height, stitch_pose, velocity_sha
     def to_world(angle, vector):
         return to_character(-angle, vector)
 
-    p = position[:, :2]
     mismatch = (to_character(h_new[-1], (p[-1] - p[-2]) + 0.5 * (p[-1] - 2.0 * p[-2] + p[-3]))
                 - to_character(h_new[0], (p[1] - p[0]) - 0.5 * (p[2] - 2.0 * p[1] + p[0])))
     horizontal = p + np.outer(shape_start, to_world(h_new[0], mismatch)) + np.outer(shape_end, to_world(h_new[-1], mismatch))

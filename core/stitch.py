@@ -25,7 +25,17 @@ import numpy as np
 from . import quat
 from .errors import LoopError
 
-METHODS = ("SPRING", "CUBIC", "LINEAR", "LINEAR_INERTIALIZE", "SOFTFADE", "CROSSFADE", "NONE")
+#: Every method, in the order menus list them: (label, what it does).
+METHOD_INFO = {
+    "CUBIC": ("Cubic", "inertialize the start-end difference away within a blend time at each end (exact)"),
+    "LINEAR_INERTIALIZE": ("Linear + Inertialize", "spread the difference over the whole loop, velocity corrected at the ends"),
+    "SOFTFADE": ("Softfade", "fade the difference out over a soft ramp at each end, velocity corrected"),
+    "SPRING": ("Spring", "decay the difference with critically damped springs (leaves a tiny, reported residual)"),
+    "LINEAR": ("Linear", "spread the difference over the whole loop without velocity correction"),
+    "CROSSFADE": ("Crossfade", "blend the last frames into a continuation of the first frame"),
+    "NONE": ("None (Trim)", "only cut the range, for comparison"),
+}
+METHODS = tuple(METHOD_INFO)
 SIDES = ("START", "END", "BOTH")
 
 

@@ -3,6 +3,8 @@
 from contextlib import contextmanager
 
 from ..bridge import clip_io
+from ..core import detect
+from ..core.errors import LoopError
 
 
 def armature_problem(context):
@@ -12,8 +14,12 @@ def armature_problem(context):
         return "Select an armature with an action"
     if obj.type != "ARMATURE":
         return f"'{obj.name}' is not an armature"
+    if obj.mode == "EDIT":
+        return f"Armature '{obj.name}' is in Edit Mode: switch to Object or Pose Mode"
     if obj.animation_data is None or obj.animation_data.action is None:
         return f"Armature '{obj.name}' has no action"
+    if not obj.data.bones:
+        return f"Armature '{obj.name}' has no bones"
     if obj.library is not None:
         return f"'{obj.name}' is linked from a library"
     start, end = obj.animation_data.action.frame_range
@@ -51,3 +57,17 @@ def progress(context, steps):
 def read_action_clip(context):
     """The active armature's whole action as a clip (ClipError on bad input)."""
     return clip_io.read_clip(context.active_object)
+
+
+def detect_loops(clip, props, frame_range=None):
+    """Run detection with the Find Loop parameters of ``props``."""
+    start, end = frame_range or (None, None)
+    return detect.find_loops(clip, props.min_length, props.max_length, props.cycles, props.skip_edges, start, end)
+
+
+def best_range(clip, props):
+    """The best loop range of a clip (Make Loop's automatic range)."""
+    best = detect_loops(clip, props).best
+    if best is None:
+        raise LoopError("found no repeating motion to loop: set the range by hand")
+    return best.frame_start, best.frame_end

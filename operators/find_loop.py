@@ -4,25 +4,10 @@ import bpy
 from bpy.props import BoolProperty, IntProperty
 
 from .. import properties
-from ..core import detect
-from ..core.errors import LoopError, LoopsmithError
+from ..core.errors import LoopsmithError
 from . import common
 
 MARKER_NAMES = ("Loop Start", "Loop End")
-
-
-def detect_loops(clip, props, frame_range=None):
-    """Run detection with the Find Loop parameters of ``props``."""
-    start, end = frame_range or (None, None)
-    return detect.find_loops(clip, props.min_length, props.max_length, props.cycles, props.skip_edges, start, end)
-
-
-def best_range(clip, props):
-    """The best loop range of a clip (Make Loop's automatic range)."""
-    best = detect_loops(clip, props).best
-    if best is None:
-        raise LoopError("found no repeating motion to loop: set the range by hand")
-    return best.frame_start, best.frame_end
 
 
 def place_markers(scene, start, end):
@@ -58,11 +43,13 @@ class LOOPSMITH_OT_find_loop(bpy.types.Operator):
                 clip = common.read_action_clip(context)
                 step()
                 search = (self.search_start, self.search_end) if self.use_search_range else None
-                detection = detect_loops(clip, self, search)
+                detection = common.detect_loops(clip, self, search)
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
+        obj = context.active_object
         settings.candidates.clear()
+        settings.candidates_object, settings.candidates_action = obj, obj.animation_data.action
         for found in detection.candidates:
             item = settings.candidates.add()
             item.frame_start, item.frame_end, item.cycles = found.frame_start, found.frame_end, found.cycles
@@ -70,7 +57,7 @@ class LOOPSMITH_OT_find_loop(bpy.types.Operator):
         best = detection.best
         if best is None:
             settings.active_candidate = -1
-            self.report({"WARNING"}, f"No repeating motion found in '{context.active_object.animation_data.action.name}'")
+            self.report({"WARNING"}, f"No repeating motion found in '{obj.animation_data.action.name}'")
             return {"FINISHED"}
         settings.active_candidate = 0
         settings.frame_start, settings.frame_end = best.frame_start, best.frame_end  # also for a switch to Manual

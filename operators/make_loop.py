@@ -8,7 +8,6 @@ from ..core import loop, stitch
 from ..core.errors import LoopError, LoopsmithError
 from ..ui.layout import draw_make_loop
 from . import common
-from .find_loop import best_range
 
 
 def stitch_parameters(props):
@@ -17,27 +16,47 @@ def stitch_parameters(props):
     return stitch.StitchParameters(**{name: getattr(props, name) for name in names})
 
 
-def loop_range(props, clip):
-    """The (start, end) frames Make Loop closes, from the range mode."""
-    if props.range_mode == "FOUND":
+def found_range(settings, obj):
+    """The range chosen in Find Loop's list; LoopError if there is none or it was found on another action."""
+    candidate = properties.chosen_candidate(settings)
+    if candidate is None:
         raise LoopError("no loop chosen in Find Loop's list: run Find Loop first")
+    stale = properties.stale_candidates(settings, obj)
+    if stale:
+        raise LoopError(stale)
+    return candidate.frame_start, candidate.frame_end
+
+
+def loop_range(props, clip):
+    """The (start, end) frames Make Loop closes, from the range mode (FOUND is pinned to MANUAL before)."""
     if props.range_mode == "ACTION":
         return int(clip.frames[0]), int(clip.frames[-1])
     if props.range_mode == "MANUAL":
         return props.frame_start, props.frame_end
-    return best_range(clip, props)
+    return common.best_range(clip, props)
 
 
-def store_result(settings, result, action, start, end):
+def store_result(settings, result, written, start, end):
     stored = settings.result
     stored.valid = True
-    stored.action = action.name
+    stored.action = written.action.name
     stored.frame_start, stored.frame_end = start, end
     stored.root_mode = result.root_mode
     stored.root_bone = result.clip.bone_names[result.root] if result.root >= 0 else ""
     stored.visibility_before, stored.visibility_after = result.before.visibility, result.after.visibility
     stored.step_before, stored.step_after = result.before.max_position_step, result.after.max_position_step
     stored.jump_before, stored.jump_after = result.before.max_velocity_jump, result.after.max_velocity_jump
+    stored.curves_stitched, stored.curves_stepped = len(written.stitched_curves), len(written.stepped_curves)
+
+
+def curves_note(written):
+    """What the report says about curves the bones do not hold, or ''."""
+    notes = []
+    if written.stitched_curves:
+        notes.append(f"{len(written.stitched_curves)} other curves looped")
+    if written.stepped_curves:
+        notes.append(f"{len(written.stepped_curves)} stepped curves repeat as keyed, not blended")
+    return "; " + ", ".join(notes) if notes else ""
 
 
 class LOOPSMITH_OT_make_loop(bpy.types.Operator):
@@ -62,34 +81,35 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
         properties.copy_scene_settings(self, settings, properties.MAKE_LOOP_NAMES + properties.FIND_LOOP_NAMES)
         obj = context.active_object
         source = obj.animation_data.action
-        candidate = properties.chosen_candidate(settings)
-        if self.range_mode == "FOUND" and candidate is not None:
-            # Pin the chosen range so the redo panel keeps it.
-            self.range_mode = "MANUAL"
-            self.frame_start, self.frame_end = candidate.frame_start, candidate.frame_end
         try:
+            if self.range_mode == "FOUND":
+                # Pin the chosen range so the redo panel keeps it.
+                self.frame_start, self.frame_end = found_range(settings, obj)
+                self.range_mode = "MANUAL"
             if self.replace_action:
                 clip_io.require_replaceable(source)  # before anything is written
             with common.progress(context, 3) as step:
                 clip = common.read_action_clip(context)
                 start, end = loop_range(self, clip)
                 step()
-                result = loop.make_loop(clip, start, end, stitch_parameters(self), self.root_mode, self.root_bone, self.loop_mode,
-                                        self.root_blend, self.lock_feet)
+                params = stitch_parameters(self)
+                # Always closed (CLAMP): Blender's Cycles need the closing key; WRAP is the written frame range.
+                result = loop.make_loop(clip, start, end, params, self.root_mode, self.root_bone, "CLAMP", self.root_blend, self.lock_feet)
                 step()
-                action = clip_io.write_loop(obj, result, source, end)
+                written = clip_io.write_loop(obj, result, source, params, self.loop_mode)
                 if self.replace_action:
-                    action = clip_io.replace_action(source, action)
+                    clip_io.replace_action(source, written.action)
+                    settings.candidates_action = None  # they were found on the replaced action
                 else:
                     source.use_fake_user = True  # the original stays in the file
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
-        store_result(settings, result, action, start, end)
+        store_result(settings, result, written, start, end)
         before, after = result.before, result.after
-        self.report({"INFO"}, f"Loop {start}-{end} ({result.length} frames, root {result.root_mode.lower()}) into '{action.name}': "
-                              f"seam visibility {before.visibility:.1f} -> {after.visibility:.1f}, "
-                              f"velocity jump {before.max_velocity_jump:.2f} -> {after.max_velocity_jump:.2f} m/s")
+        self.report({"INFO"}, f"Loop {start}-{end} ({result.length} frames, {self.loop_mode.lower()}, root {result.root_mode.lower()}) "
+                              f"into '{written.action.name}': seam visibility {before.visibility:.1f} -> {after.visibility:.1f}, "
+                              f"velocity jump {before.max_velocity_jump:.2f} -> {after.max_velocity_jump:.2f} m/s{curves_note(written)}")
         return {"FINISHED"}
 
 

@@ -1,6 +1,14 @@
 """Shared test helpers for the Blender tiers (imported by test modules)."""
 
+import os
+import subprocess
+import sys
+from dataclasses import replace
+
 import numpy as np
+import pytest
+
+from core import bvh, quat, rotation_modes
 
 BANDAI_CLIPS = (
     "dataset-2_walk_normal_020.bvh",
@@ -157,3 +165,41 @@ def hand_picked_range(positions, rotations, period_frames, cycles=2):
             if best is None or cost < best[0]:
                 best = (cost, start, length)
     return best[1], best[2]
+
+
+def run_loopsmith(*args, cwd=None, env_extra=None, preexec_fn=None, timeout=600):
+    """Run ``python -m loopsmith ARGS`` in a fresh process (the venv's ``loopsmith`` links to the checkout)."""
+    if subprocess.run([sys.executable, "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('loopsmith') is None)"]).returncode:
+        pytest.skip("python -m loopsmith needs the venv's loopsmith link (tools/test.sh makes it)")
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run([sys.executable, "-m", "loopsmith", *map(str, args)], capture_output=True, text=True, env=env, cwd=cwd,
+                          preexec_fn=preexec_fn, timeout=timeout)
+
+
+def bvh_in_units(info, factor):
+    """A parsed BVH (``core.bvh.BvhInfo``) with every length multiplied by ``factor`` (another unit)."""
+    positions = np.array([name.endswith("position") for names in info.channels for name in names])
+    return replace(info, offsets=info.offsets * factor, end_sites={j: v * factor for j, v in info.end_sites.items()},
+                   motion=np.where(positions, info.motion * factor, info.motion))
+
+
+#: File axes of a Y-up file to those of the same motion stood up along Z (what Blender's Y-up import does).
+Y_UP_TO_Z_UP = bvh.BLENDER_TO_Y_UP.T
+
+
+def bvh_z_up(info):
+    """The same motion stood up along Z: every root's offset, positions and rotation turned."""
+    turn = quat.from_matrix(Y_UP_TO_Z_UP)
+    motion, column = info.motion.copy(), 0
+    offsets = info.offsets.copy()
+    for joint, names in enumerate(info.channels):
+        if info.parents[joint] < 0:
+            offsets[joint] = Y_UP_TO_Z_UP @ offsets[joint]
+            positions = [column + names.index(axis + "position") for axis in "XYZ"]
+            rotations = [column + names.index(axis + "rotation") for axis in "XYZ"]
+            order = "".join(name[0] for name in reversed(names) if name.endswith("rotation"))
+            motion[:, positions] = motion[:, positions] @ Y_UP_TO_Z_UP.T
+            q = quat.multiply(turn, rotation_modes.euler_to_quat(np.radians(motion[:, rotations]), order))
+            motion[:, rotations] = np.degrees(rotation_modes.quat_to_euler(quat.unroll(q), order))
+        column += len(names)
+    return replace(info, offsets=offsets, motion=motion)

@@ -1,16 +1,13 @@
 """The pipeline's Loopsmith: the batch command line and its reports."""
 
 import json
-import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
-from helpers import GAIT_CLIPS, import_bvh
+from helpers import GAIT_CLIPS, import_bvh, run_loopsmith as _run
 
 pytestmark = pytest.mark.blender
 bpy = pytest.importorskip("bpy")
@@ -18,21 +15,9 @@ bpy = pytest.importorskip("bpy")
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
-def _run(*args, env_extra=None):
-    """Run ``python -m loopsmith`` in a fresh process (the package links to this checkout)."""
-    env = dict(os.environ, **(env_extra or {}))
-    return subprocess.run([sys.executable, "-m", "loopsmith", *map(str, args)], capture_output=True, text=True, env=env, timeout=600)
-
-
-def _skip_without_link():
-    if subprocess.run([sys.executable, "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('loopsmith') is None)"]).returncode:
-        pytest.skip("python -m loopsmith needs the venv's loopsmith link (tools/test.sh makes it)")
-
-
 @pytest.fixture(scope="module")
 def batch(mocap_dir, tmp_path_factory):
     """The whole Bandai folder plus broken files, looped once with two workers."""
-    _skip_without_link()
     inputs = tmp_path_factory.mktemp("inputs")
     (inputs / "truncated.bvh").write_text((mocap_dir / "dataset-1_walk_normal_001.bvh").read_text()[:3000])
     (inputs / "notes.bvh").write_text("not motion capture\n")
@@ -88,7 +73,6 @@ def test_one_worker_and_two_agree(batch, mocap_dir, tmp_path):
 
 
 def test_usage_errors_exit_with_2(tmp_path):
-    _skip_without_link()
     assert _run("make-loop", tmp_path, "-o", tmp_path / "out").returncode == 2  # nothing to loop
     assert _run("make-loop", tmp_path, "--jobs", "0").returncode == 2
     assert _run("make-loop", tmp_path, "--method", "WIGGLE").returncode == 2
@@ -103,7 +87,6 @@ def _demo_blend(loopsmith, path):
 
 
 def test_blend_input_to_every_output_format(loopsmith, blank, tmp_path):
-    _skip_without_link()
     source = tmp_path / "walker.blend"
     _demo_blend(loopsmith, source)
     formats = ("blend", "glb", "fbx", "bvh")
@@ -123,7 +106,6 @@ def test_blend_input_to_every_output_format(loopsmith, blank, tmp_path):
 
 
 def test_blender_batch_script_runs_the_same_job(loopsmith, blank, tmp_path):
-    _skip_without_link()
     source = tmp_path / "walker.blend"
     _demo_blend(loopsmith, source)
     script = REPO / "tools" / "blender_batch.py"

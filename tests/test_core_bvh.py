@@ -1,6 +1,7 @@
 """Changing the axes of BVH text (Blender writes Z up, BVH files are Y up)."""
 
 import numpy as np
+import pytest
 
 from core import bvh, quat, rotation_modes
 
@@ -65,3 +66,83 @@ def test_changing_there_and_back_returns_the_same_motion():
     assert np.allclose(turned_back[:, :3], original[:, :3], atol=1e-5)
     for columns in (slice(3, 6), slice(6, 9)):
         assert np.allclose(np.abs(quat.dot(_rotation(turned_back[:, columns], "ZXY"), _rotation(original[:, columns], "ZXY"))), 1.0, atol=1e-9)
+
+
+# ---------------------------------------------------------------- reading, writing, layout
+
+def _synthetic(frames=40, seed=3):
+    """A small skeleton standing along +Y (centimetres): 6-channel root, 3-channel children, mixed orders."""
+    rng = np.random.default_rng(seed)
+    names = ("Hips", "Spine", "Chest", "Neck", "Head", "UpLeg_L", "Foot_L", "UpLeg_R", "Foot_R")
+    parents = np.array([-1, 0, 1, 2, 3, 0, 5, 0, 7])
+    offsets = np.array([[0, 95, 0], [0, 10, 0], [0, 20, 0], [0, 25, 0], [0, 10, 0], [10, -5, 0], [0, -85, 0], [-10, -5, 0], [0, -85, 0]], dtype=float)
+    rotations = {0: "Zrotation Yrotation Xrotation", 1: "Xrotation Yrotation Zrotation", 2: "Yrotation Zrotation Xrotation", 3: "Zrotation Xrotation Yrotation",
+                 4: "Xrotation Zrotation Yrotation", 5: "Zrotation Xrotation Yrotation", 6: "Zrotation Xrotation Yrotation", 7: "Yrotation Xrotation Zrotation",
+                 8: "Zrotation Yrotation Xrotation"}
+    moving = {0, 3}  # the root and Neck (a child) have position channels
+    channels = tuple(tuple((["Xposition", "Yposition", "Zposition"] if j in moving else []) + rotations[j].split()) for j in range(len(names)))
+    t = np.linspace(0, 2 * np.pi, frames)[:, None]
+    columns = []
+    for j, joint in enumerate(channels):
+        for name in joint:
+            if name.endswith("position"):
+                base = offsets[j, "XYZ".index(name[0])] + (40 * t[:, 0] if (j, name) == (0, "Zposition") else 0)
+                columns.append(base + rng.uniform(-3, 3) * np.sin(t[:, 0] + rng.uniform(0, 6)))
+            else:
+                columns.append(rng.uniform(-50, 50) * np.sin(t[:, 0] * rng.integers(1, 3) + rng.uniform(0, 6)))
+    return bvh.BvhInfo(names, parents, offsets, channels, {4: np.array([0, 12.0, 0]), 6: np.array([0, 0, 15.0]), 8: np.array([0, 0, 15.0])},
+                       1 / 30, np.stack(columns, axis=1))
+
+
+def test_text_reads_back_exactly():
+    info = _synthetic()
+    back = bvh.parse_bvh(bvh.to_text(info))
+    assert back.names == info.names and back.channels == info.channels and back.frame_time == info.frame_time
+    assert np.array_equal(back.parents, info.parents) and np.array_equal(back.offsets, info.offsets)
+    assert back.end_sites.keys() == info.end_sites.keys() and all(np.array_equal(back.end_sites[j], info.end_sites[j]) for j in info.end_sites)
+    assert np.abs(back.motion - info.motion).max() <= 5e-7
+
+
+def test_forward_kinematics_follows_the_channel_order_and_position_channels():
+    info = _synthetic()
+    positions = bvh.forward_kinematics(info, [7])
+    row = info.motion[7]
+    hips = _rotation(row[None, 3:6], "ZYX")[0]
+    spine = _rotation(row[None, 6:9], "XYZ")[0]
+    spine_at = row[:3] + quat.rotate(hips, info.offsets[1])
+    chest_at = spine_at + quat.rotate(quat.multiply(hips, spine), info.offsets[2])
+    assert np.allclose(positions[0, :3], [row[:3], spine_at, chest_at])
+    # Neck's position channels replace its OFFSET, as Blender's importer reads them.
+    chest = quat.multiply(quat.multiply(hips, spine), _rotation(row[None, 9:12], "YZX")[0])
+    assert np.allclose(positions[0, 3], chest_at + quat.rotate(chest, row[12:15]))
+    assert positions.shape == (1, 9 + 3, 3)
+
+
+def test_up_axis_and_scale_of_a_synthetic_skeleton():
+    info = _synthetic()
+    assert bvh.up_axis(info) == "Y"
+    assert bvh.suggest_scale(info)[0] == 0.01
+    lying = bvh.parse_bvh(bvh.change_axes(bvh.to_text(info), np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])))
+    assert bvh.up_axis(lying) == "Z" and bvh.suggest_scale(lying)[0] == 0.01
+
+
+def test_match_layout_takes_another_layout_back_to_the_input():
+    info = _synthetic()
+    # Blender's layout: 6 channels everywhere, XYZ rotations, Z up.
+    six = tuple(("Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation") for _ in info.names)
+    blender = bvh.BvhInfo(info.names, info.parents, info.offsets, six, info.end_sites, 0.033333, np.zeros((info.frame_count, 6 * len(info.names))))
+    blender.motion[:] = bvh.parse_bvh(bvh.match_layout(bvh.to_text(info), blender, up="Z")).motion  # identity axes: layout only
+    exported = bvh.change_axes(bvh.to_text(blender), bvh.BLENDER_TO_Y_UP.T)  # into Blender's axes
+    back = bvh.parse_bvh(bvh.match_layout(exported, info))
+    assert back.channels == info.channels and back.frame_time == info.frame_time
+    assert np.abs(bvh.forward_kinematics(back) - bvh.forward_kinematics(info)).max() < 1e-4
+
+
+def test_a_joint_the_input_cannot_move_is_an_error():
+    info = _synthetic()
+    still = [j for j, names in enumerate(info.channels) if "Xposition" not in names][0]
+    six = tuple(("Xposition", "Yposition", "Zposition") + names if j == still else names for j, names in enumerate(info.channels))
+    motion = np.insert(info.motion, [sum(map(len, info.channels[:still]))] * 3, info.offsets[still] + [0.0, 5.0, 0.0], axis=1)
+    moved = bvh.BvhInfo(info.names, info.parents, info.offsets, six, info.end_sites, info.frame_time, motion)
+    with pytest.raises(bvh.BvhError, match=f"joint '{info.names[still]}' moves off its OFFSET"):
+        bvh.match_layout(bvh.to_text(moved), info, up="Z")

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from core import demo, detect, quat
+from core.errors import LoopError
 
 
 @pytest.fixture(scope="module")
@@ -55,16 +56,23 @@ def test_a_still_clip_says_nothing_repeats(walk):
     assert detection.candidates == [] and detection.best is None
 
 
-def test_closed_loop_is_recognised():
-    generated = demo.walk_cycle(num_frames=200)
-    clip = generated.clip
-    # One exact cycle of the motion, repeated so its last frame equals its first.
-    period = 32
+def _closed_cycle(clip, period=32):
+    """One exact cycle of the motion, repeated so its last frame equals its first (frames 1 .. period + 1)."""
     index = np.arange(period + 1) % period
-    closed = clip.with_channels(frames=np.arange(1, period + 2, dtype=float), location=np.zeros_like(clip.location[index]),
-                                rotation=clip.rotation[index], scale=clip.scale[index])
-    best = detect.find_loops(closed).best
-    assert (best.frame_start, best.frame_end, best.cycles, best.grade) == (1, period + 1, 1, "GOOD")
+    return clip.with_channels(frames=np.arange(1, period + 2, dtype=float), location=np.zeros_like(clip.location[index]),
+                              rotation=clip.rotation[index], scale=clip.scale[index])
+
+
+def test_closed_loop_is_recognised(walk):
+    best = detect.find_loops(_closed_cycle(walk.clip)).best
+    assert (best.frame_start, best.frame_end, best.cycles, best.grade) == (1, 33, 1, "GOOD")
+    assert detect.find_loops(_closed_cycle(walk.clip), cycles=1).best == best
+
+
+@pytest.mark.parametrize("cycles", [2, 3])
+def test_more_cycles_than_a_closed_loop_holds_says_so(walk, cycles):
+    with pytest.raises(LoopError, match=rf"no loop of {cycles} cycles fits: the clip is one closed loop .* frames 1-33"):
+        detect.find_loops(_closed_cycle(walk.clip), cycles=cycles)
 
 
 def test_grades_follow_the_documented_thresholds():

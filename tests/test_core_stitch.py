@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core import demo, quat, stitch
+from core import demo, kinematics, metrics, quat, root as root_motion, stitch
 from core.errors import LoopError
 from core.loop import make_loop
 
@@ -143,3 +143,59 @@ def test_bad_ranges_and_parameters_raise_loop_errors(walk):
     still = walk.clip.with_channels(location=np.zeros_like(walk.clip.location))
     with pytest.raises(LoopError, match="no bone travels"):
         make_loop(still, 10, 74, root_mode="TRAVEL")
+
+
+def _turning(walk, degrees_per_second):
+    """The demo walk bent onto a curve: heading and path turn steadily about the up axis."""
+    clip, hips = walk.clip, walk.clip.bone_index(walk.root_bone)
+    global_root, _ = root_motion.root_frames(clip, hips)
+    angle = np.radians(degrees_per_second) * np.arange(clip.num_frames) * clip.dt
+    turn = quat.from_rotation_vector(np.outer(angle, [0.0, 0.0, 1.0]))
+    step = np.diff(global_root[:, :3, 3], axis=0)
+    turned = np.einsum("fij,fj->fi", quat.to_matrix(turn[1:]), step)
+    path = global_root[0, :3, 3] + np.concatenate([np.zeros((1, 3)), np.cumsum(turned, axis=0)])
+    return root_motion.with_root_global(clip, hips, path, quat.multiply(turn, quat.from_matrix(global_root[:, :3, :3])))
+
+
+def _played_by_cycles_modifiers(result, cycles=2):
+    """Joint positions ``(cycles * P + 3, B, 3)`` as Blender plays a CLAMP loop: one frame before it, then
+    every channel repeated by the Cycles modifiers, the travelling root's location with offset; and the wrap indices."""
+    clip, period = result.clip, result.clip.num_frames - 1
+    frame = np.arange(-1, cycles * period + 2)
+    lap = np.floor_divide(frame - 1, period)
+    key = frame - lap * period
+    location = clip.location[key]
+    if result.root_mode == "TRAVEL":
+        location[:, result.root] += lap[:, None] * (clip.location[-1, result.root] - clip.location[0, result.root])
+    played = clip.with_channels(location=location, rotation=clip.rotation[key], scale=clip.scale[key])
+    return kinematics.forward_kinematics(played.parents, played.rest, played.location, played.rotation, played.scale)[..., :3, 3], 1 + period * np.arange(1, cycles + 1)
+
+
+@pytest.mark.parametrize("turn", [0.0, 40.0])
+def test_cycles_modifiers_play_a_travelling_loop_as_seamless_as_measured(walk, turn):
+    clip = _turning(walk, turn)
+    result = make_loop(clip, 10, 74)
+    global_root, _ = root_motion.root_frames(result.clip, result.root)
+    # Blender's Cycles modifier repeats the travel without turning it: the loop ends facing as it began.
+    assert np.allclose(global_root[-1, :3, :3], global_root[0, :3, :3], atol=1e-9)
+    positions, wraps = _played_by_cycles_modifiers(result)
+    reference = metrics.clip_baseline(clip.slice_frames(9, 74)).acceleration
+    played = metrics.played_visibility(positions, clip.dt, wraps, reference)
+    assert played == pytest.approx(result.after.visibility, rel=1e-6) and played <= 1.0
+    raw = make_loop(clip, 10, 74, stitch.StitchParameters(method="NONE"))
+    raw_positions, _ = _played_by_cycles_modifiers(raw)
+    assert metrics.played_visibility(raw_positions, clip.dt, wraps, reference) > played
+
+
+@pytest.mark.parametrize("root_mode", ["TRAVEL", "LOOP", "IN_PLACE"])
+def test_before_numbers_measure_the_raw_cut_in_the_loops_own_space(walk, root_mode):
+    result = make_loop(walk.clip, 10, 74, root_mode=root_mode)
+    # The walk's 1.3 m/s travel is no seam: measured as one it read hundreds, and tens of m/s.
+    assert 1.0 < result.before.visibility < 20.0 and result.before.max_velocity_jump < 10.0, result.before.summary()
+    assert result.before.max_position_step < 0.1
+    again = metrics.seam_metrics(result.raw, result.root if root_mode == "TRAVEL" else None, metrics.clip_baseline(walk.clip.slice_frames(9, 74)))
+    if root_mode != "LOOP":  # LOOP's raw cut is chained by the travel a looping root no longer has
+        assert again.visibility == pytest.approx(result.before.visibility)
+    if root_mode == "IN_PLACE":
+        hips = result.raw.location[:, result.root]
+        assert np.linalg.norm(hips[-1, :2] - hips[0, :2]) < 0.05

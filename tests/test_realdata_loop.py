@@ -117,3 +117,12 @@ def test_lock_feet_is_what_keeps_the_seam_from_skating(loopsmith, gait):
 def source_name(obj, result):
     """The source action's name: the loop's name without its suffix."""
     return result.action.rsplit("_loop", 1)[0]
+
+
+@pytest.mark.parametrize("gait", ["dataset-1_walk_normal_001.bvh"], indirect=True)
+@pytest.mark.parametrize("root_mode", ["TRAVEL", "LOOP", "IN_PLACE"])
+def test_before_numbers_measure_the_cut_not_the_walk(loopsmith, gait, root_mode):
+    obj, source, start, end = gait
+    result = _make_loop(obj, start, end, root_mode=root_mode)
+    # The raw cut's own seam; counting the 4 m walked as a jump read 679 and 188 m/s.
+    assert 1.0 < result.visibility_before < 20.0 and result.jump_before < 10.0, (result.visibility_before, result.jump_before)

@@ -15,8 +15,8 @@ def _cli():
 
     for name in bpy.context.preferences.addons.keys():
         if name == "loopsmith" or name.endswith(".loopsmith"):
-            return importlib.import_module(name + ".cli")
-    return importlib.import_module("loopsmith.cli")
+            return importlib.import_module(name + ".pipeline.cli")
+    return importlib.import_module("loopsmith.pipeline.cli")
 
 
 if __name__ == "__main__":

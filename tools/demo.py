@@ -14,9 +14,9 @@ os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="loopsmi
 
 import bpy  # noqa: E402
 
-from loopsmith import cli  # noqa: E402
 from loopsmith.bridge import armature, clip_io  # noqa: E402
 from loopsmith.core import demo  # noqa: E402
+from loopsmith.pipeline import cli  # noqa: E402
 
 
 def main(out_dir):

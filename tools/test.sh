@@ -2,13 +2,12 @@
 # Set up everything the tests need, then run them:
 #   - a venv without bpy runs the core tests (proof that core/ needs numpy only);
 #   - bpy 5.0.1 runs the whole suite; bpy 4.5 LTS and 4.2 LTS run every Blender-side test.
-# Venvs live in .venv/ and are reused while their requirements stay the same.
+# The first run downloads ~1.1 GB and makes ~3.2 GB of venvs in .venv/ (see tools/venv.sh);
+# later runs reuse them while their requirements stay the same.
 # Extra arguments go to every pytest run (e.g. -k bridge, -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
 source tools/venv.sh
-common=("numpy<2" "pytest>=8" "hypothesis>=6")
 
 # pytest-blender runs the suite inside a real Blender (see README); without a
 # blender executable it would abort pytest, so it is switched off then.
@@ -22,11 +21,10 @@ run() {  # run LABEL PYTHON PYTEST-ARGS...
   "$py" -m pytest tests "${plugin[@]}" "$@" || status=1
 }
 
-core=$(venv core "${common[@]}")
+core=$(core_venv)
 run "core tests, no bpy" "$core" -m "not blender" "$@"
 for version in 5.0.1 4.5.15 4.2.23; do
-  py=$(venv "bpy-$version" "bpy==$version" "${common[@]}" pytest-blender)
-  link_package "$py"
+  py=$(bpy_venv "$version")
   if [ "$version" = 5.0.1 ]; then
     run "full suite, bpy $version" "$py" "$@"
   else

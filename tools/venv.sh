@@ -1,4 +1,9 @@
-# Sourced by tools/*.sh: pick Python 3.11 and create reusable venvs in .venv/.
+# Sourced by tools/*.sh from the checkout's root: pick Python 3.11 and create
+# reusable venvs in .venv/. Each bpy venv downloads a ~350-375 MB wheel and takes
+# ~1 GB on disk. Every venv installs from one folder of downloaded wheels,
+# .venv/wheels, so nothing is downloaded twice: not by two venvs, nor by a venv
+# rebuilt after its requirements change. (pip's own cache would not do: it keeps
+# only what the index marks cacheable, and some mirrors mark nothing.)
 python=${PYTHON:-}
 for candidate in $python python3.11 python3; do
   if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
@@ -8,19 +13,36 @@ done
 "$python" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || {
   echo "$0: the bpy module needs Python 3.11; set PYTHON=/path/to/python3.11" >&2; exit 2; }
 
+common_requirements=("numpy<2" "pytest>=8" "hypothesis>=6")
+
 venv() {  # venv NAME REQUIREMENT... -> prints the venv's python
   local dir=".venv/$1"; shift
   local wanted="$*"
   if [ ! -x "$dir/bin/python" ] || [ "$(cat "$dir/.requirements" 2>/dev/null)" != "$wanted" ]; then
-    echo "setting up $dir: $wanted" >&2
-    rm -rf "$dir"
+    echo "=== setting up $dir: $wanted (full log: $dir.log)" >&2
+    rm -rf "$dir" "$dir.log"
     "$python" -m venv "$dir"
-    if ! "$dir/bin/pip" install --disable-pip-version-check "$@" > "$dir.log" 2>&1; then
-      tail -20 "$dir.log" >&2; echo "$0: installing into $dir failed (log: $dir.log)" >&2; exit 2
+    # pip's output and progress go to the terminal, its detailed log to $dir.log;
+    # `python -m pip` because a script's #! line cannot hold a folder with a space.
+    if ! { "$dir/bin/python" -m pip download --disable-pip-version-check --log "$dir.log" --dest .venv/wheels "$@" &&
+           "$dir/bin/python" -m pip install --disable-pip-version-check --log "$dir.log" --quiet \
+             --no-index --find-links .venv/wheels "$@"; } >&2; then
+      echo "$0: installing into $dir failed (log: $dir.log)" >&2; exit 2
     fi
     echo "$wanted" > "$dir/.requirements"
   fi
   echo "$dir/bin/python"
+}
+
+core_venv() {  # core_venv -> prints the python of the venv without bpy
+  venv core "${common_requirements[@]}"
+}
+
+bpy_venv() {  # bpy_venv VERSION -> prints the python of the venv with bpy==VERSION, the checkout linked as `loopsmith`
+  local py
+  py=$(venv "bpy-$1" "bpy==$1" "${common_requirements[@]}" pytest-blender) || exit 2
+  link_package "$py"
+  echo "$py"
 }
 
 link_package() {  # link_package PYTHON: make `python -m loopsmith` import this checkout, whatever its folder is called

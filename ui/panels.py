@@ -2,7 +2,7 @@
 
 import bpy
 
-from ..properties import chosen_candidate
+from ..properties import chosen_candidate, stale_candidates
 from . import layout as draw
 
 
@@ -55,6 +55,9 @@ def _panel_classes(space, region="UI"):
             draw.draw_find_settings(layout, settings)
             layout.operator("loopsmith.find_loop", icon="VIEWZOOM")
             layout.template_list("LOOPSMITH_UL_candidates", "", settings, "candidates", settings, "active_candidate", rows=3)
+            stale = stale_candidates(settings, context.active_object) if len(settings.candidates) else None
+            if stale:
+                layout.label(text=stale, icon="ERROR")
 
     class Make(Sidebar):
         bl_label = "Make Loop"
@@ -65,7 +68,8 @@ def _panel_classes(space, region="UI"):
             obj = context.active_object
             armature = obj.data if obj is not None and obj.type == "ARMATURE" else None
             settings = _settings(context)
-            draw.draw_make_loop(self.layout, settings, armature, chosen_candidate(settings))
+            candidate = None if stale_candidates(settings, obj) else chosen_candidate(settings)
+            draw.draw_make_loop(self.layout, settings, armature, candidate)
             self.layout.operator("loopsmith.make_loop", icon="FILE_REFRESH")
 
     class Result(Sidebar):
@@ -92,6 +96,10 @@ def _panel_classes(space, region="UI"):
                 grid.label(text=label)
                 grid.label(text=f"{before:.2f}{unit}")
                 grid.label(text=f"{after:.2f}{unit}")
+            if result.curves_stitched:
+                layout.label(text=f"{result.curves_stitched} other curves looped")
+            if result.curves_stepped:
+                layout.label(text=f"{result.curves_stepped} stepped curves repeat as keyed", icon="INFO")
 
     for cls in (Main, Find, Make, Result):
         cls.__name__ = cls.bl_idname

@@ -1,0 +1,1 @@
+"""The command-line pipeline: commands, per-file jobs, atomic outputs and reports."""

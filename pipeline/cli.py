@@ -1,0 +1,54 @@
+"""Loopsmith's command line for pipelines.
+
+One entry, :func:`main`, reachable three ways: ``python -m loopsmith
+make-loop ...`` with the bpy module, ``blender -c loopsmith make-loop ...``
+in a real Blender (the extension registers the command), and
+``blender -b --python tools/blender_batch.py -- make-loop ...``.
+Each command's options come from its module; the run itself (workers,
+outputs, reports, exit codes) from :mod:`.runner`.
+"""
+
+import argparse
+import os
+import sys
+
+# Loop work is many small array operations; BLAS threads would only spin
+# (sched_yield) and steal the core of the other worker. Before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from . import commands, interrupts, runner  # noqa: E402
+from .options import HelpFormatter  # noqa: E402
+
+
+def parser():
+    """The argument parser of every command."""
+    main_parser = argparse.ArgumentParser(prog="loopsmith", description="Seamless loops from motion capture.")
+    subparsers = main_parser.add_subparsers(dest="command", required=True)
+    for command in commands.COMMANDS.values():
+        sub = subparsers.add_parser(command.NAME, help=command.HELP, description=command.HELP, formatter_class=HelpFormatter)
+        runner.add_common_arguments(sub)
+        command.add_arguments(sub)
+    return main_parser
+
+
+def main(argv=None):
+    """Run the command line; returns the exit code (130 when stopped by Ctrl-C or SIGTERM)."""
+    interrupts.install()
+    try:
+        job = os.environ.pop(runner.WORKER_JOB, None)
+        if job:
+            return runner.work(job)
+        argv = list(sys.argv[1:] if argv is None else argv)
+        try:
+            options = parser().parse_args(argv)
+        except SystemExit as exit_:
+            return int(exit_.code or 0)
+        return runner.run(commands.COMMANDS[options.command], options)
+    except interrupts.Interrupted:
+        return interrupts.EXIT_CODE
+
+
+def blender_command(argv):
+    """``blender -c loopsmith ...``: Blender passes the arguments after the command name."""
+    return main(list(argv))

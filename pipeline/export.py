@@ -1,0 +1,185 @@
+"""Writing a looped armature as BVH, FBX, GLB or .blend, and checking a written file before it replaces anything.
+
+bpy side. :func:`write` writes only the armature's active action (the loop)
+over the frames it is given, with its NLA strips muted, and leaves the scene
+as it found it; :func:`verify` checks a written file's structure and content.
+"""
+
+import contextlib
+import pathlib
+
+import bpy
+
+from ..bridge import clip_io
+from ..core import bvh
+from ..core.errors import ClipError, LoopsmithError
+from . import containers, interrupts
+from .importers import reason, silenced
+
+FORMATS = (".bvh", ".fbx", ".glb", ".blend")
+
+
+class ExportError(LoopsmithError):
+    """A loop that cannot be written, or a written file that is incomplete or not what was written."""
+
+
+@contextlib.contextmanager
+def _only_the_loop(obj, frame_start, frame_end):
+    """Select only ``obj``, make it active, set the scene's range and mute its NLA strips; all restored afterwards.
+
+    The exporters sample what the scene evaluates over its frame range, and
+    the glTF exporter writes every unmuted strip's action as an animation.
+    """
+    scene = bpy.context.scene
+    view_layer = bpy.context.view_layer
+    selected = [other for other in view_layer.objects if other.select_get()]
+    active = view_layer.objects.active
+    kept_range = scene.frame_start, scene.frame_end, scene.frame_current
+    strips = {strip: strip.mute for track in obj.animation_data.nla_tracks for strip in track.strips}
+    try:
+        for other in view_layer.objects:
+            other.select_set(other == obj)
+        view_layer.objects.active = obj
+        # The start first: setting it past the end moves the end along, while an end before the start is clamped.
+        scene.frame_start, scene.frame_end = frame_start, frame_end
+        for strip in strips:
+            strip.mute = True
+        yield scene
+    finally:
+        for strip, mute in strips.items():
+            strip.mute = mute
+        scene.frame_start, scene.frame_end = kept_range[:2]
+        scene.frame_set(kept_range[2])
+        for other in view_layer.objects:
+            other.select_set(other in selected)
+        view_layer.objects.active = active
+
+
+@contextlib.contextmanager
+def _scene_named(scene, name):
+    """The scene under ``name`` meanwhile (the FBX exporter names its take after the scene)."""
+    kept = scene.name
+    scene.name = name
+    try:
+        yield
+    finally:
+        scene.name = kept
+
+
+def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None):
+    """Write armature ``obj``'s active action (the loop) over frames ``frame_start..frame_end`` (inclusive) to ``path``.
+
+    suffix: the format, one of :data:`FORMATS` (``path`` may be a temporary
+    name). bvh_scale: metres per unit the clip was read at (0.01 for
+    centimetres); a BVH is written back in those units. bvh_source: the
+    input BVH's ``(BvhInfo, up axis)`` when it was one; a BVH output then
+    keeps its axes and channel layout (otherwise it is Y up). Only the active
+    action is written: a GLB holds one animation, named after the action,
+    starting at 0 s; an FBX one take named after it. A .blend is a copy of
+    the whole file. Selection, active object, the scene's frame range and
+    current frame are left as they were. Raises ExportError with a one-line
+    reason (which does not name ``path``: the caller names its target).
+    """
+    if suffix not in FORMATS:
+        raise ExportError(f"cannot write '{suffix}' files (only {', '.join(FORMATS)})")
+    try:
+        action = clip_io.require_action(obj)
+    except ClipError as error:
+        raise ExportError(str(error)) from None
+    path = pathlib.Path(path)
+    try:
+        with silenced():
+            if suffix == ".blend":
+                bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
+                return
+            with _only_the_loop(obj, frame_start, frame_end) as scene:
+                if suffix == ".bvh":
+                    bpy.ops.export_anim.bvh(filepath=str(path), frame_start=frame_start, frame_end=frame_end,
+                                            global_scale=1.0 / bvh_scale)
+                    # Blender writes Z up and its own channels; give the file the input's axes and layout.
+                    text = path.read_text()
+                    path.write_text(bvh.match_layout(text, *bvh_source) if bvh_source else bvh.change_axes(text))
+                elif suffix == ".fbx":
+                    # Every frame keyed: the default key reduction moves joints by millimetres.
+                    with _scene_named(scene, action.name):
+                        bpy.ops.export_scene.fbx(filepath=str(path), use_selection=True, object_types={"ARMATURE"},
+                                                 bake_anim_use_all_actions=False, bake_anim_use_nla_strips=False,
+                                                 bake_anim_simplify_factor=0.0)
+                else:
+                    # By default every action the armature could play is written, the original first;
+                    # 'ACTIVE_ACTIONS' would still merge them in 4.2.
+                    bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True,
+                                              export_animation_mode="ACTIONS", export_anim_single_armature=False,
+                                              export_frame_range=True, export_anim_slide_to_zero=True)
+    except (RuntimeError, OSError, bvh.BvhError) as error:
+        interrupts.check()  # an interrupt inside an exporter arrives wrapped in RuntimeError
+        raise ExportError(f"cannot be written as {suffix}: {reason(error)}") from None
+
+
+def verify(path, suffix, frames=None):
+    """Check a written file is complete and holds one loop; ExportError naming what is wrong.
+
+    frames: how many frames the loop has; when given, a BVH's motion rows and
+    the GLB animation's longest sampler must hold exactly that many (FBX and
+    .blend frames are not counted). A GLB must hold one animation starting at
+    0 s, a binary FBX one take; a .blend must be readable by Blender (read as
+    a library: the open file is kept) and hold an object and an action.
+    """
+    path = pathlib.Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ExportError(f"the written {suffix} file cannot be read: {error.strerror or error}") from None
+    if not data:
+        raise ExportError(f"the written {suffix} file is empty")
+    checks = {".bvh": _bvh_problem, ".glb": _glb_output_problem, ".fbx": lambda data, frames: containers.fbx_problem(data, written=True),
+              ".blend": lambda data, frames: containers.blend_problem(data)}
+    problem = checks[suffix](data, frames)
+    if problem is None and suffix == ".blend":
+        problem = _blend_read_problem(path)
+    if problem:
+        raise ExportError(f"the written {suffix} file fails verification: {problem}")
+
+
+def _bvh_problem(data, frames):
+    # Written rows end with a newline: a file cut inside its last number would otherwise still parse.
+    if not data.endswith(b"\n"):
+        return "it is truncated (no newline at its end)"
+    try:
+        written = bvh.parse_bvh(data.decode("utf-8"))
+    except (bvh.BvhError, UnicodeDecodeError) as error:
+        return str(error)
+    if frames is not None and written.frame_count != frames:
+        return f"it has {written.frame_count} frames, not the loop's {frames}"
+    return None
+
+
+def _glb_output_problem(data, frames):
+    problem, document = containers.glb_document(data)
+    if problem:
+        return problem
+    try:
+        animations = document.get("animations", [])
+        if len(animations) != 1:
+            return f"it holds {len(animations)} animations, not one"
+        accessors = document["accessors"]
+        inputs = [accessors[sampler["input"]] for sampler in animations[0]["samplers"]]
+        longest = max(accessor["count"] for accessor in inputs)
+        start = min(accessor["min"][0] for accessor in inputs)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+        return f"its glTF JSON has no complete animation ({type(error).__name__}: {error})"
+    if frames is not None and longest != frames:
+        return f"its animation has {longest} frames, not the loop's {frames}"
+    if abs(start) > 1e-6:
+        return f"its animation starts at {start:g} s, not at 0"
+    return None
+
+
+def _blend_read_problem(path):
+    """Why Blender cannot read a .blend as a library (nothing is linked: the open file is unchanged), or None."""
+    try:
+        with silenced(), bpy.data.libraries.load(str(path)) as (contents, _):
+            actions, objects = list(contents.actions), list(contents.objects)
+    except OSError as error:
+        return f"Blender cannot read it: {reason(error)}"
+    return None if actions and objects else "it holds no object or no action"

@@ -1,0 +1,72 @@
+"""Which files a run reads, and the output names that keep every output apart from every input.
+
+Plain Python (no Blender).
+"""
+
+import os
+import pathlib
+
+INPUT_SUFFIXES = (".bvh", ".fbx", ".glb", ".gltf", ".blend")
+
+
+def real(path):
+    """The path a file really lives at (links and ``..`` resolved), for comparing files."""
+    return pathlib.Path(os.path.realpath(path))
+
+
+def collect(paths, earlier_outputs=(), include_outputs=False):
+    """Files to read, in order: the given files, and the readable files inside given folders.
+
+    Files in a scanned folder that an earlier run wrote (``earlier_outputs``,
+    real paths from the output folder's report) are skipped unless
+    ``include_outputs``; files named one by one are always read. Returns
+    ``(files, skipped)``; a file reached twice is read once.
+    """
+    files, skipped, seen = [], [], set()
+    earlier = {real(path) for path in earlier_outputs}
+    for path in paths:
+        if path.is_dir():
+            for found in sorted(p for p in path.rglob("*") if p.suffix.lower() in INPUT_SUFFIXES and p.is_file()):
+                (skipped if real(found) in earlier and not include_outputs else files).append(found)
+        else:
+            files.append(path)
+    unique = []
+    for path in files:
+        if real(path) not in seen:
+            seen.add(real(path))
+            unique.append(path)
+    return unique, skipped
+
+
+def _prefixed(path, depth):
+    folders = real(path).parent.parts[1:]  # without the filesystem root
+    return "-".join((*folders[len(folders) - depth:], path.stem))
+
+
+def output_stems(files, formats_of):
+    """A distinct output stem per input: its own stem, or with its folders in front where two inputs' outputs would clash.
+
+    ``formats_of(path)``: the output suffixes a file gets. ``a/walk.bvh``
+    and ``b/walk.bvh`` become ``a-walk`` and ``b-walk``; ``walk.bvh`` and
+    ``walk.fbx`` in one folder keep ``walk`` when their outputs' formats
+    differ, and become ``walk-bvh`` and ``walk-fbx`` when they do not.
+    Returns ``{str(path): stem}``.
+    """
+    groups = {}
+    for path in files:
+        groups.setdefault(path.stem.lower(), []).append(path)
+    stems = {}
+    for group in groups.values():
+        formats = [set(formats_of(path)) for path in group]
+        if sum(map(len, formats)) == len(set().union(*formats)):
+            stems.update((str(path), path.stem) for path in group)  # no two write the same file
+            continue
+        names, depth = [path.stem for path in group], 0
+        deepest = max(len(real(path).parent.parts) - 1 for path in group)
+        while len({name.lower() for name in names}) < len(names) and depth < deepest:
+            depth += 1
+            names = [_prefixed(path, depth) for path in group]
+        if len({name.lower() for name in names}) < len(names):
+            names = [f"{path.stem}-{path.suffix.lstrip('.').lower()}" for path in group]
+        stems.update(zip(map(str, group), names))
+    return stems

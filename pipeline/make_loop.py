@@ -1,0 +1,84 @@
+"""The ``make-loop`` command: its options (this module, no Blender) and its per-file job (:mod:`.make_loop_job`)."""
+
+import argparse
+
+from ..core import loop, stitch
+from . import options as types
+
+NAME = "make-loop"
+HELP = "loop every armature of the given files and folders"
+OUTPUT_TAG = "_loop"  # outputs are <input stem>_loop.<format>
+JOB = "make_loop_job"
+
+METHODS_HELP = "methods (--method):\n" + "\n".join(f"  {name:19s} {text}" for name, (_, text) in stitch.METHOD_INFO.items()) + """
+
+exit codes: 0 every armature looped, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"""
+
+_PARAMETER_HELP = {
+    "method": "how the seam is closed (see methods below)",
+    "side": "SPRING and CUBIC: which end takes the correction",
+    "ratio": "share of the correction made at the start (0-1) when --side is BOTH",
+    "halflife_start": "SPRING: half-life at the start, seconds",
+    "halflife_end": "SPRING: half-life at the end, seconds",
+    "blend_start": "blend time at the start, seconds",
+    "blend_end": "blend time at the end, seconds",
+    "softfade_start": "SOFTFADE: fade duration at the start, seconds",
+    "softfade_end": "SOFTFADE: fade duration at the end, seconds",
+    "hardness_start": "SOFTFADE: ramp hardness at the start",
+    "hardness_end": "SOFTFADE: ramp hardness at the end",
+    "crossfade": "CROSSFADE: time blended before the seam, seconds",
+    "crossfade_preroll": "CROSSFADE: blend towards the frames before the loop start, when the clip has them",
+}
+
+
+def output_suffixes(path, formats):
+    """The output suffixes of input ``path`` for ``--format`` ``formats`` ('same': the input's; glTF is written as GLB)."""
+    suffixes = (path.suffix.lower() if name == "same" else "." + name for name in formats)
+    return tuple(dict.fromkeys(".glb" if suffix == ".gltf" else suffix for suffix in suffixes))
+
+
+def stitch_fields():
+    """The names of Make Loop's stitching parameters (one option each)."""
+    return tuple(stitch.StitchParameters.__dataclass_fields__)
+
+
+def _parameter_type(name):
+    if name.startswith("hardness"):
+        return types.number(0.0, low_open=True)
+    return types.fraction if name == "ratio" else types.seconds
+
+
+def add_arguments(parser):
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--auto", action="store_true", help="find the best loop first (the default)")
+    where.add_argument("--range", nargs=2, type=types.number(integer=True), metavar=("START", "END"), help="loop these frames")
+    where.add_argument("--whole", action="store_true", help="loop the action's whole range")
+    defaults = stitch.StitchParameters()
+    for name in stitch_fields():
+        flag, default, text = "--" + name.replace("_", "-"), getattr(defaults, name), _PARAMETER_HELP[name]
+        if isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=text)
+        elif isinstance(default, str):
+            parser.add_argument(flag, choices=stitch.METHODS if name == "method" else stitch.SIDES, default=default, help=text)
+        else:
+            parser.add_argument(flag, type=_parameter_type(name), default=default, help=text)
+    parser.add_argument("--root-mode", choices=("AUTO", "TRAVEL", "LOOP", "IN_PLACE"), default="AUTO",
+                        help="AUTO: TRAVEL for clips that move; TRAVEL keeps the displacement; LOOP loops the root like any bone; "
+                             "IN_PLACE removes the steady travel first")
+    parser.add_argument("--root-bone", default="", help="the bone that carries the travel (default: found)")
+    parser.add_argument("--root-blend", type=types.seconds, default=0.5, help="blend time of the root's velocity correction, seconds")
+    parser.add_argument("--loop-mode", choices=loop.LOOP_MODES, default="CLAMP",
+                        help="CLAMP: the last frame repeats the first; WRAP: drop it, for engines that wrap last to first")
+    parser.add_argument("--no-lock-feet", dest="lock_feet", action="store_false", help="do not re-solve the legs to keep planted feet still")
+    parser.add_argument("--cycles", type=types.number(0, integer=True), default=0, help="with --auto: loop this many periods (0: the best)")
+    parser.add_argument("--min-length", type=types.seconds, default=0.4, help="with --auto: shortest loop, seconds")
+    parser.add_argument("--max-length", type=types.seconds, default=4.0, help="with --auto: longest loop, seconds")
+    parser.epilog = METHODS_HELP
+
+
+def check(options):
+    """Options that do not fit together; raises :class:`~.options.UsageError` naming them."""
+    if options.min_length > options.max_length:
+        raise types.UsageError(f"--min-length {options.min_length:g} is above --max-length {options.max_length:g}")
+    if options.range and options.range[1] <= options.range[0]:
+        raise types.UsageError(f"--range {options.range[0]} {options.range[1]}: END must be after START")

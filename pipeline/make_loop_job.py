@@ -1,0 +1,97 @@
+"""The ``make-loop`` job for one file (bpy side): import, Find Loop, Make Loop, verified outputs.
+
+Run by :mod:`.runner` in this process or in worker processes.
+"""
+
+import time
+
+import bpy
+
+from ..bridge import clip_io
+from ..core import detect, loop, stitch
+from ..core.errors import LoopError, LoopsmithError
+from . import export, importers, interrupts, outputs, report
+from .inputs import real
+from .make_loop import OUTPUT_TAG, output_suffixes, stitch_fields
+
+
+def _targets(stem, obj_name, several, options, path, inputs):
+    """One output path per requested format; never any input of the run."""
+    base = f"{stem}_{obj_name}" if several else stem
+    targets = [options.out / f"{base}{OUTPUT_TAG}{suffix}" for suffix in output_suffixes(path, options.format)]
+    for target in targets:
+        if str(real(target)) in inputs:
+            raise LoopError(f"its output {target} is an input of this run; choose another output folder (-o)")
+    return targets
+
+
+def _loop_range(clip, options):
+    """The frames to loop and Find Loop's detection (None when the range was given)."""
+    if options.range:
+        return tuple(options.range), None
+    if options.whole:
+        return (int(clip.frames[0]), int(clip.frames[-1])), None
+    detection = detect.find_loops(clip, options.min_length, options.max_length, options.cycles)
+    if detection.best is None:
+        raise LoopError("no repeating motion found; give --range")
+    return (detection.best.frame_start, detection.best.frame_end), detection
+
+
+def _loop_armature(obj, path, options, targets, settings, bvh_source):
+    started = time.perf_counter()
+    source = clip_io.require_action(obj)
+    scene = bpy.context.scene
+    scene.render.fps = scene.render.fps or 30
+    clip = clip_io.read_clip(obj)
+    (start, end), detection = _loop_range(clip, options)
+    params = stitch.StitchParameters(**{name: getattr(options, name) for name in stitch_fields()})
+    # Made as CLAMP, written as either: a WRAP action keeps the closing key and ends its range a frame earlier.
+    result = loop.make_loop(clip, start, end, params, options.root_mode, options.root_bone, "CLAMP", options.root_blend, options.lock_feet)
+    written = clip_io.write_loop(obj, result, source, params, options.loop_mode)
+    source.use_fake_user = True  # a .blend output keeps the original action too
+    last = int(written.action.frame_end)
+    scale = settings.get("bvh_scale", 1.0)
+    for target in targets:
+        suffix = target.suffix
+        outputs.replace_verified(target,
+                                 lambda path, suffix=suffix: export.write(obj, path, suffix, start, last, scale, bvh_source),
+                                 lambda path, suffix=suffix: export.verify(path, suffix, last - start + 1))
+    entry = report.loop_entry(path, obj.name, targets, result, detection, start, end, time.perf_counter() - started)
+    entry["import"] = settings
+    if written.stitched_curves or written.stepped_curves:
+        entry["other_curves"] = {"stitched": [f"{path}[{index}]" for path, index in written.stitched_curves],
+                                 "stepped": [f"{path}[{index}]" for path, index in written.stepped_curves]}
+    return entry
+
+
+def process_file(path, options, stem, inputs):
+    """Loop every armature with an action in one file; one report entry each (or one error entry).
+
+    ``stem``: the file's output stem; ``inputs``: real paths of every input
+    of the run (as strings), which no output may replace. Each entry's
+    ``seconds`` covers its own loop; ``import_seconds`` the file's import.
+    """
+    started = time.perf_counter()
+    try:
+        settings, header = importers.load(path, options)
+        bvh_source = (header, settings["up_axis"]) if header is not None else None
+        imported = time.perf_counter() - started
+        names = importers.armatures_with_actions()
+        if not names:
+            raise importers.InputError("has no armature with an action")
+        entries = []
+        for name in names:
+            begun = time.perf_counter()
+            obj = bpy.data.objects[name]
+            try:
+                targets = _targets(stem, name, len(names) > 1, options, path, inputs)
+                entries.append(_loop_armature(obj, path, options, targets, settings, bvh_source))
+            except LoopsmithError as error:
+                interrupts.check()
+                entries.append(report.error_entry(path, str(error), time.perf_counter() - begun, name))
+    except LoopsmithError as error:
+        interrupts.check()
+        entries, imported = [report.error_entry(path, str(error), time.perf_counter() - started)], 0.0
+    for entry in entries:
+        entry["import_seconds"] = round(imported, 3)
+    return entries

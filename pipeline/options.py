@@ -1,0 +1,48 @@
+"""Option types that check values where they are parsed, so every message names its option.
+
+argparse reports a type's ``ArgumentTypeError`` as ``argument --ratio: ...``
+and exits with 2. Plain Python (no Blender).
+"""
+
+import argparse
+import math
+
+
+class UsageError(Exception):
+    """Options that do not fit together (exit code 2); the message names them."""
+
+
+def number(low=None, high=None, low_open=False, integer=False):
+    """An argparse type for a finite number within ``[low, high]`` (``low`` excluded when ``low_open``)."""
+
+    def parse(text):
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not {'a whole number' if integer else 'a number'}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+        if low is not None and (value < low or (low_open and value == low)):
+            raise argparse.ArgumentTypeError(f"{text} must be {'above' if low_open else 'at least'} {low:g}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"{text} must be at most {high:g}")
+        return value
+
+    parse.__name__ = "whole number" if integer else "number"
+    return parse
+
+
+seconds = number(0.0, low_open=True)  # a duration in seconds, above zero
+fraction = number(0.0, 1.0)
+count = number(1, integer=True)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every option's default in ``--help`` (unless its text gives it), and epilogs kept as written."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.nargs == 0 or action.default in (None, argparse.SUPPRESS):
+            return text
+        default = " ".join(action.default) if isinstance(action.default, list) else "%(default)s"
+        return f"{text} (default: {default})"

@@ -1,0 +1,508 @@
+"""Batch reports: one JSON file, an HTML page an animator can read, a summary table.
+
+No Blender: the standard library, and numpy through :mod:`.core.preview`. The
+page is drawn from the JSON entries alone: inline SVG charts and a stick
+figure animated by a small inline script, no external resource.
+"""
+
+import html
+import json
+import math
+import pathlib
+
+from ..core import preview
+
+_CURVE_POINTS = 400  # the detection curve is thinned to this many points in the report
+_GRADE_COLOURS = {"GOOD": "#2e9b44", "FAIR": "#d89b00", "POOR": "#c8372d"}
+_RAW, _LOOP, _SEAM = "#999", "#2a6fdb", "#e0529c"  # raw cut, loop and seam in every picture
+
+
+def _seam(metrics):
+    return {
+        "visibility": round(metrics.visibility, 4),
+        "max_step_m": round(metrics.max_position_step, 6),
+        "max_velocity_jump_m_per_s": round(metrics.max_velocity_jump, 4),
+        "velocity_jump_ratio": round(metrics.velocity_jump_ratio, 4),
+    }
+
+
+def _rounded(values, digits):
+    return [round(float(v), digits) for v in values]
+
+
+def _worst_joint(result):
+    motion = preview.seam_motion(result)
+    if motion is None:
+        return None
+    return {
+        "name": result.clip.bone_names[motion.joint],
+        "times_s": _rounded(motion.times, 3),
+        "raw_m_per_s": _rounded(motion.raw_speed, 3),
+        "loop_m_per_s": _rounded(motion.loop_speed, 3),
+        "seams_s": _rounded(motion.seams, 3),
+        "close_up": {
+            "times_s": _rounded(motion.close_up_times, 3),
+            "raw_m_per_s2": _rounded(motion.raw_acceleration, 2),
+            "loop_m_per_s2": _rounded(motion.loop_acceleration, 2),
+            "typical_m_per_s2": round(motion.typical_acceleration, 2),
+        },
+    }
+
+
+def _figure(result):
+    figure = preview.stick_figure(result)
+    if figure is None:
+        return None
+    root = preview.travel_root(result)
+    return {
+        "fps": result.clip.fps,
+        "parents": [int(p) for p in figure.parents],
+        "root": root if root is not None else 0,
+        "frames": [int(f) for f in figure.frames],
+        "seams": [int(f) for f in figure.seams],
+        # Per frame, every joint's (along, across, up) in millimetres, flattened.
+        "positions_mm": (figure.positions * 1000.0).round().astype(int).reshape(len(figure.frames), -1).tolist(),
+    }
+
+
+def loop_entry(path, armature, outputs, result, detection, start, end, seconds):
+    """The report of one looped armature (a :class:`~.core.loop.LoopResult`, Find Loop's detection or None, range in frames)."""
+    entry = {
+        "file": str(path),
+        "armature": armature,
+        "status": "ok",
+        "outputs": [str(output) for output in outputs],
+        "range": [int(start), int(end)],
+        "length": int(end - start),
+        "root_mode": result.root_mode,
+        "root_bone": result.clip.bone_names[result.root] if result.root >= 0 else "",
+        "seam_before": _seam(result.before),
+        "seam_after": _seam(result.after),
+        "seconds": round(seconds, 3),
+        "joints": {
+            "names": list(result.clip.bone_names),
+            "step_before": _rounded(result.before.position_step, 6),
+            "step_after": _rounded(result.after.position_step, 6),
+            "jump_before": _rounded(result.before.velocity_jump, 4),
+            "jump_after": _rounded(result.after.velocity_jump, 4),
+            "visibility_before": _rounded(preview.joint_visibility(result.before), 3),
+            "visibility_after": _rounded(preview.joint_visibility(result.after), 3),
+        },
+        "worst_joint": _worst_joint(result),
+        "figure": _figure(result),
+    }
+    if detection is not None and detection.best is not None:
+        stride = max(1, len(detection.lags) // _CURVE_POINTS)
+        entry.update(
+            grade=detection.best.grade,
+            cycles=detection.best.cycles,
+            score=round(detection.best.score, 4),
+            detection={
+                "period_frames": round(float(detection.period), 3) if detection.period else None,
+                "lags": [int(v) for v in detection.lags[::stride]],
+                "correlation": _rounded(detection.correlation[::stride], 4),
+                "candidates": [
+                    {"range": [c.frame_start, c.frame_end], "length": c.length, "cycles": c.cycles, "score": round(c.score, 4), "grade": c.grade}
+                    for c in detection.candidates
+                ],
+                # The candidate the loop was made from, an index into candidates (None when the range was another).
+                "chosen": next((i for i, c in enumerate(detection.candidates) if (c.frame_start, c.frame_end) == (int(start), int(end))), None),
+            },
+        )
+    return entry
+
+
+def error_entry(path, reason, seconds, armature=""):
+    """The report of a file or armature that could not be looped."""
+    return {"file": str(path), "armature": armature, "status": "error", "error": reason, "seconds": round(seconds, 3)}
+
+
+def summary_table(entries):
+    """A short text table of every entry."""
+    rows = [("file", "armature", "range", "grade", "visibility", "velocity jump m/s", "result")]
+    for entry in entries:
+        name = pathlib.Path(entry["file"]).name
+        if entry["status"] == "ok":
+            before, after = entry["seam_before"], entry["seam_after"]
+            rows.append((name, entry["armature"], "{}-{}".format(*entry["range"]), entry.get("grade", "-"),
+                         f"{before['visibility']:.2f} -> {after['visibility']:.2f}",
+                         f"{before['max_velocity_jump_m_per_s']:.2f} -> {after['max_velocity_jump_m_per_s']:.2f}", "ok"))
+        else:
+            rows.append((name, entry["armature"] or "-", "-", "-", "-", "-", "FAILED: " + entry["error"]))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows)
+
+
+
+
+def _ticks(low, high, count=6):
+    """Round values inside ``low..high``, 1, 2 or 5 times a power of ten apart, as near ``count`` of them as that allows."""
+    span = max(high - low, 1e-9)
+    power = 10.0 ** math.floor(math.log10(span / max(count - 1, 1)))
+    step = min((m * power for m in (1, 2, 5, 10)), key=lambda step: abs(span / step - (count - 1)))
+    first = math.ceil(low / step - 1e-9)
+    return [round(k * step, 10) for k in range(first, math.floor(high / step + 1e-9) + 1)]
+
+
+def _number(value):
+    return f"{value:g}"
+
+
+class _Chart:
+    """An SVG line chart: a plot area with numbered axes, data mapped into it."""
+
+    LEFT, RIGHT, TOP, BOTTOM = 46, 12, 22, 36  # pixels around the plot area
+
+    def __init__(self, label, x_range, y_range, x_title, y_title, width=540, height=230):
+        self.label, self.x_range, self.y_range = label, x_range, y_range
+        self.x_title, self.y_title = x_title, y_title
+        self.width, self.height = width, height
+        self.plot_width, self.plot_height = width - self.LEFT - self.RIGHT, height - self.TOP - self.BOTTOM
+        self.parts = []
+
+    def x(self, value):
+        low, high = self.x_range
+        return self.LEFT + (value - low) / max(high - low, 1e-9) * self.plot_width
+
+    def y(self, value):
+        low, high = self.y_range
+        return self.TOP + self.plot_height - (value - low) / max(high - low, 1e-9) * self.plot_height
+
+    def polyline(self, xs, ys, colour, kind, width=1.5):
+        points = " ".join(f"{self.x(x):.1f},{self.y(y):.1f}" for x, y in zip(xs, ys))
+        self.parts.append(f'<polyline class="{kind}" fill="none" stroke="{colour}" stroke-width="{width}" points="{points}"/>')
+
+    def marker(self, x, colour, label, kind, row=0, dashed=True, width=1.0):
+        """A vertical line across the plot at data ``x`` with a label above the plot (row 0 or 1)."""
+        px = self.x(x)
+        dash = ' stroke-dasharray="4 3"' if dashed else ""
+        self.parts.append(f'<line class="{kind}" x1="{px:.1f}" x2="{px:.1f}" y1="{self.TOP}" y2="{self.TOP + self.plot_height}" '
+                          f'stroke="{colour}" stroke-width="{width}"{dash}/>')
+        # Labels near either end of the plot grow inwards so they stay inside the picture.
+        anchor = "end" if px > self.width - 40 else "start" if px < 40 else "middle"
+        self.parts.append(f'<text class="{kind}-label" x="{px:.1f}" y="{self.TOP - 4 - 10 * row}" font-size="10" text-anchor="{anchor}" '
+                          f'fill="{colour}">{html.escape(label)}</text>')
+
+    def level(self, y, colour, label):
+        """A horizontal dashed line across the plot at data ``y``, labelled at its right end."""
+        py = self.y(y)
+        self.parts.append(f'<line class="level" x1="{self.LEFT}" x2="{self.LEFT + self.plot_width}" y1="{py:.1f}" y2="{py:.1f}" '
+                          f'stroke="{colour}" stroke-dasharray="4 3"/>'
+                          f'<text class="level-label" x="{self.LEFT + self.plot_width - 3}" y="{py - 3:.1f}" font-size="10" '
+                          f'text-anchor="end" fill="{colour}">{html.escape(label)}</text>')
+
+    def svg(self):
+        bottom = self.TOP + self.plot_height
+        axes = [f'<rect x="{self.LEFT}" y="{self.TOP}" width="{self.plot_width}" height="{self.plot_height}" fill="none" stroke="#888"/>']
+        for value in _ticks(*self.x_range):
+            px = self.x(value)
+            axes.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{bottom}" y2="{bottom + 4}" stroke="#888"/>'
+                        f'<text class="x-tick" x="{px:.1f}" y="{bottom + 15}" font-size="10" text-anchor="middle">{_number(value)}</text>')
+        for value in _ticks(*self.y_range, count=5):
+            py = self.y(value)
+            axes.append(f'<line x1="{self.LEFT}" x2="{self.LEFT + self.plot_width}" y1="{py:.1f}" y2="{py:.1f}" stroke="#eee"/>'
+                        f'<line x1="{self.LEFT - 4}" x2="{self.LEFT}" y1="{py:.1f}" y2="{py:.1f}" stroke="#888"/>'
+                        f'<text class="y-tick" x="{self.LEFT - 6}" y="{py + 3:.1f}" font-size="10" text-anchor="end">{_number(value)}</text>')
+        axes.append(f'<text x="{self.LEFT + self.plot_width / 2:.1f}" y="{self.height - 4}" font-size="11" text-anchor="middle">'
+                    f'{html.escape(self.x_title)}</text>'
+                    f'<text x="11" y="{self.TOP + self.plot_height / 2:.1f}" font-size="11" text-anchor="middle" '
+                    f'transform="rotate(-90 11 {self.TOP + self.plot_height / 2:.1f})">{html.escape(self.y_title)}</text>')
+        return (f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" role="img" '
+                f'aria-label="{html.escape(self.label)}">{"".join(axes)}{"".join(self.parts)}</svg>')
+
+
+def _legend(items):
+    """A legend: (colour, text, style) with style "line", "dashed" or "bar"."""
+    keys = []
+    for colour, text, style in items:
+        border = "dashed" if style == "dashed" else "solid"
+        height = 8 if style == "bar" else 0
+        fill = colour if style == "bar" else "none"
+        keys.append(f'<li><span class="key" style="border-top:2px {border} {colour};height:{height}px;background:{fill}"></span>{html.escape(text)}</li>')
+    return f'<ul class="legend">{"".join(keys)}</ul>'
+
+
+def _label_rows(positions, gap=30):
+    """Row 0 or 1 for labels at pixel ``positions``, so neighbours closer than ``gap`` alternate."""
+    rows, last = [], [-math.inf, -math.inf]
+    for x in positions:
+        row = 0 if x - last[0] >= gap else 1
+        rows.append(row)
+        last[row] = x
+    return rows
+
+
+def detection_svg(detection):
+    """Find Loop's picture: the autocorrelation over loop length, the candidates by grade, the chosen one solid."""
+    lags, values = detection["lags"], detection["correlation"]
+    if len(lags) < 2:
+        return ""
+    # A closed clip's own length (the whole clip) lies beyond the lags the correlation is computed for.
+    longest = max([lags[-1]] + [candidate["length"] for candidate in detection["candidates"]])
+    chart = _Chart("autocorrelation over loop length", (lags[0], longest), (min(min(values), 0.0), 1.0),
+                   "loop length (frames)", "autocorrelation")
+    candidates = sorted(enumerate(detection["candidates"]), key=lambda item: item[1]["length"])
+    rows = _label_rows([chart.x(c["length"]) for _, c in candidates])
+    chosen = detection.get("chosen")
+    for (index, candidate), row in zip(candidates, rows):
+        colour = _GRADE_COLOURS[candidate["grade"]]
+        if index == chosen:
+            chart.marker(candidate["length"], colour, f"chosen {candidate['length']}", "chosen", row, dashed=False, width=2.5)
+        else:
+            chart.marker(candidate["length"], colour, str(candidate["length"]), "candidate", row)
+    chart.polyline(lags, values, _LOOP, "correlation")
+    grades = [(colour, grade, "dashed") for grade, colour in _GRADE_COLOURS.items()]
+    return chart.svg() + _legend(grades + [("#333", "chosen (solid)", "line")])
+
+
+def speed_svg(worst):
+    """The worst joint's speed over two played cycles, raw cut and loop, the seams marked."""
+    times = worst["times_s"]
+    top = max(max(worst["raw_m_per_s"]), max(worst["loop_m_per_s"]), 1e-3) * 1.08
+    # Each speed sits half a frame after its first frame: the cycles end half a frame after the last one.
+    chart = _Chart(f"speed of {worst['name']}", (0.0, times[-1] + times[0]), (0.0, top), "time (s)", "speed (m/s)")
+    for seam in worst["seams_s"]:
+        chart.marker(seam, _SEAM, "seam", "seam")
+    chart.polyline(times, worst["loop_m_per_s"], _LOOP, "loop", width=2.5)
+    chart.polyline(times, worst["raw_m_per_s"], _RAW, "raw")
+    return chart.svg() + _legend([(_RAW, "raw cut", "line"), (_LOOP, "loop", "line"), (_SEAM, "seam", "dashed")])
+
+
+def acceleration_svg(worst):
+    """The worst joint's acceleration close to the seam, raw cut and loop, against its typical acceleration."""
+    close = worst["close_up"]
+    times, raw, looped, typical = close["times_s"], close["raw_m_per_s2"], close["loop_m_per_s2"], close["typical_m_per_s2"]
+    chart = _Chart(f"acceleration of {worst['name']} at the seam", (times[0], times[-1]), (0.0, max(max(raw), max(looped), typical) * 1.08),
+                   "time (s)", "acceleration (m/s²)")
+    chart.marker(worst["seams_s"][0], _SEAM, "seam", "seam")
+    chart.level(typical, _SEAM, "typical")
+    chart.polyline(times, looped, _LOOP, "loop", width=2.5)
+    chart.polyline(times, raw, _RAW, "raw")
+    return chart.svg() + _legend([(_RAW, "raw cut", "line"), (_LOOP, "loop", "line"),
+                                  (_SEAM, "typical: its 95th percentile in the clip (visibility 1)", "dashed")])
+
+
+def seam_svg(joints, width=560, row=14):
+    """Per joint, the seam's velocity jump and visibility, raw cut (grey) and loop (blue), on numbered axes."""
+    names = joints["names"]
+    label, gap, top = 110, 24, 30
+    half = (width - label - gap - 10) // 2
+    height = top + row * len(names) + 8
+    panels = []
+    # Entries of earlier runs kept in the report may predate the per-joint visibility.
+    shown = [(title, joints[key + "_before"], joints[key + "_after"], reference)
+             for title, key, reference in (("velocity jump (m/s)", "jump", None), ("seam visibility (x typical)", "visibility", 1.0))
+             if key + "_before" in joints]
+    for offset, (title, before, after, reference) in zip((label, label + half + gap), shown):
+        longest = max(max(before), max(after), reference or 0.0, 1e-6)
+        scale = half / longest
+        panels.append(f'<text x="{offset}" y="10" font-size="11">{title}</text>')
+        for value in _ticks(0.0, longest, count=4):
+            x = offset + value * scale
+            panels.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top - 4}" y2="{height - 6}" stroke="#eee"/>'
+                          f'<text class="x-tick" x="{x:.1f}" y="{top - 7}" font-size="9" text-anchor="middle">{_number(value)}</text>')
+        if reference is not None:
+            x = offset + reference * scale
+            panels.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top - 4}" y2="{height - 6}" stroke="{_SEAM}" stroke-dasharray="3 2"/>')
+        for i in range(len(names)):
+            y = top + row * i
+            panels.append(f'<rect class="before" x="{offset}" y="{y + 2}" width="{before[i] * scale:.1f}" height="5" fill="{_RAW}"/>'
+                          f'<rect class="after" x="{offset}" y="{y + 7}" width="{after[i] * scale:.1f}" height="5" fill="{_LOOP}"/>')
+    steps = [f'<text x="0" y="{top + row * i + 10}" font-size="10">{html.escape(name[:18])}'
+             f'<title>{html.escape(name)}: step {joints["step_before"][i] * 1000:.1f} mm before, '
+             f'{joints["step_after"][i] * 1000:.3f} mm after</title></text>'
+             for i, name in enumerate(names)]
+    return (f'<svg class="bars" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="seam per joint">'
+            f'{"".join(steps)}{"".join(panels)}</svg>'
+            + _legend([(_RAW, "raw cut", "bar"), (_LOOP, "loop", "bar"),
+                       (_SEAM, "visibility 1: as sharp as the clip's own 95th-percentile accelerations", "dashed")]))
+
+
+_PLAYER_SCRIPT = """
+(function () {
+  var NS = "http://www.w3.org/2000/svg";
+  function make(parent, name, attributes) {
+    var element = document.createElementNS(NS, name);
+    for (var key in attributes) element.setAttribute(key, attributes[key]);
+    parent.appendChild(element);
+    return element;
+  }
+  document.querySelectorAll(".player").forEach(function (player) {
+    var data = JSON.parse(player.querySelector(".figure-data").textContent);
+    var svg = player.querySelector("svg.figure"), width = +svg.getAttribute("width"), ground = +svg.getAttribute("height") - 24;
+    var poses = data.positions_mm, frames = data.frames, last = frames[frames.length - 1];
+    var tallest = 1;
+    poses.forEach(function (pose) { for (var i = 2; i < pose.length; i += 3) tallest = Math.max(tallest, pose[i]); });
+    var scale = (ground - 24) / tallest;  // pixels per millimetre
+    var marks = make(svg, "g", {stroke: "#999"}), markLines = [];
+    for (var k = 0; k < 40; k++) markLines.push(make(marks, "line", {y1: ground, y2: ground + 6}));
+    var bones = make(svg, "g", {"stroke-width": 3, "stroke-linecap": "round"});
+    var lines = data.parents.map(function (parent) { return parent < 0 ? null : make(bones, "line", {}); });
+    var flag = player.querySelector(".seam-flag"), clock = player.querySelector(".clock"), cursor = player.querySelector(".cursor");
+    var view = player.querySelector(".view"), rate = player.querySelector(".rate"), button = player.querySelector(".play");
+    var timeline = player.querySelector(".timeline"), seamColour = flag.getAttribute("fill");
+    var time = 0, previous = null, playing = true;
+    function draw() {
+      var frame = time * data.fps, i = 0;
+      while (i + 1 < frames.length && frames[i + 1] <= frame) i++;
+      var axis = +view.value, pose = poses[i], centre = pose[data.root * 3 + axis];
+      function x(bone) { return width / 2 + (pose[bone * 3 + axis] - centre) * scale; }
+      function y(bone) { return ground - pose[bone * 3 + 2] * scale; }
+      lines.forEach(function (line, bone) {
+        if (!line) return;
+        var parent = data.parents[bone];
+        line.setAttribute("x1", x(parent)); line.setAttribute("y1", y(parent));
+        line.setAttribute("x2", x(bone)); line.setAttribute("y2", y(bone));
+      });
+      // Held for 0.3 s after the seam frame, so the eye catches it at full speed.
+      var atSeam = data.seams.some(function (seam) { return frame >= seam && frame - seam < 0.3 * data.fps; });
+      bones.setAttribute("stroke", atSeam ? seamColour : "#333");
+      flag.setAttribute("visibility", atSeam ? "visible" : "hidden");
+      // Ground marks every half metre scroll by as the character travels.
+      var spacing = 500 * scale, shift = ((-centre * scale) % spacing + spacing) % spacing;
+      markLines.forEach(function (mark, k) { mark.setAttribute("x1", shift + k * spacing); mark.setAttribute("x2", shift + k * spacing); });
+      clock.textContent = "frame " + frames[i] + " of " + last + (frames[i] >= data.seams[0] ? " (cycle 2)" : " (cycle 1)");
+      cursor.setAttribute("x1", frames[i] / last * width); cursor.setAttribute("x2", frames[i] / last * width);
+    }
+    function step(now) {
+      if (previous !== null && playing) time = (time + (now - previous) / 1000 * rate.value) % (last / data.fps);
+      previous = now;
+      draw();
+      requestAnimationFrame(step);
+    }
+    button.onclick = function () { playing = !playing; button.textContent = playing ? "Pause" : "Play"; };
+    view.onchange = draw;
+    timeline.onclick = function (event) { time = event.offsetX / width * last / data.fps; draw(); };
+    draw();
+    requestAnimationFrame(step);
+  });
+})();
+"""
+
+
+def player_html(figure, width=380, height=260):
+    """The loop's stick figure played twice: data inline as JSON, drawn and animated by the page's script."""
+    data = json.dumps(figure, separators=(",", ":")).replace("<", "\\u003c")
+    last = figure["frames"][-1]
+    seams = "".join(f'<line x1="{seam / last * width:.1f}" x2="{seam / last * width:.1f}" y1="0" y2="16" stroke="{_SEAM}" stroke-width="3"/>'
+                    f'<text x="{seam / last * width + 4:.1f}" y="12" font-size="10" fill="{_SEAM}">seam</text>' for seam in figure["seams"])
+    return (f'<div class="player"><script type="application/json" class="figure-data">{data}</script>'
+            f'<svg class="figure" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
+            f'<rect width="{width}" height="{height}" fill="#fafafa"/>'
+            f'<line x1="0" x2="{width}" y1="{height - 24}" y2="{height - 24}" stroke="#999"/>'
+            f'<text class="seam-flag" x="{width / 2:.0f}" y="18" font-size="15" font-weight="bold" text-anchor="middle" fill="{_SEAM}" '
+            'visibility="hidden">seam</text>'
+            f'<text class="clock" x="6" y="{height - 6}" font-size="11" fill="#555"></text></svg>'
+            f'<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{width}" height="16">'
+            f'<rect width="{width}" height="16" fill="#eee"/>{seams}<line class="cursor" y1="0" y2="16" stroke="#333" stroke-width="2"/></svg>'
+            '<div class="controls"><button class="play" type="button">Pause</button> '
+            '<label>view <select class="view"><option value="0">side</option><option value="1">front</option></select></label> '
+            '<label>speed <select class="rate"><option value="1">1x</option><option value="0.5">0.5x</option>'
+            '<option value="0.25">0.25x</option></select></label>'
+            '</div></div>')
+
+
+def _cycles(count):
+    return f"{count} cycle{'' if count == 1 else 's'}"
+
+
+def _title(entry):
+    return html.escape(pathlib.Path(entry["file"]).name), html.escape(entry["armature"])
+
+
+def _summary_table(entries):
+    """Every entry in one table row, a failure's reason in full."""
+    head = ("file", "armature", "loop (frames)", "grade", "seam visibility", "velocity jump (m/s)", "step (mm)", "seconds")
+    rows = []
+    for index, entry in enumerate(entries):
+        name, armature = _title(entry)
+        cells = [f'<a class="name" href="#entry-{index}">{name}</a>', f'<span class="name">{armature or "-"}</span>']
+        if entry["status"] == "ok":
+            before, after = entry["seam_before"], entry["seam_after"]
+            cells += [f"{entry['range'][0]}-{entry['range'][1]} ({entry['length']})", entry.get("grade", "by hand"),
+                      f"{before['visibility']:.2f} &rarr; {after['visibility']:.2f}",
+                      f"{before['max_velocity_jump_m_per_s']:.2f} &rarr; {after['max_velocity_jump_m_per_s']:.2f}",
+                      f"{before['max_step_m'] * 1000:.1f} &rarr; {after['max_step_m'] * 1000:.2f}", f"{entry['seconds']:.2f}"]
+            rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+        else:
+            rows.append(f'<tr class="failed">{"".join(f"<td>{cell}</td>" for cell in cells)}'
+                        f'<td colspan="{len(head) - 2}" class="error">Failed: {html.escape(entry["error"])}</td></tr>')
+    header = "".join(f"<th>{html.escape(title)}</th>" for title in head)
+    return f'<table class="summary"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _entry_section(index, entry):
+    name, armature = _title(entry)
+    heading = f'<h2 id="entry-{index}">{name} <small>{armature}</small></h2>'
+    if entry["status"] != "ok":
+        return f'<section>{heading}<p class="error">Failed: {html.escape(entry["error"])}</p></section>'
+    before, after = entry["seam_before"], entry["seam_after"]
+    found = f", {_cycles(entry['cycles'])}, {entry['grade']}" if "grade" in entry else ", range given"
+    root = f"root {entry['root_mode'].lower()}" + (f" on {html.escape(entry['root_bone'])}" if entry["root_bone"] else "")
+    outputs = ", ".join(f"<code>{html.escape(output)}</code>" for output in entry["outputs"]) or "none"
+    facts = (f"<p>Loop {entry['range'][0]}-{entry['range'][1]}: {entry['length']} frames{found}; {root}. "
+             f"Seam visibility {before['visibility']:.2f} &rarr; {after['visibility']:.2f}, velocity jump "
+             f"{before['max_velocity_jump_m_per_s']:.2f} &rarr; {after['max_velocity_jump_m_per_s']:.2f} m/s, position step "
+             f"{before['max_step_m'] * 1000:.1f} &rarr; {after['max_step_m'] * 1000:.3f} mm. Output: {outputs}.</p>")
+    figures = []
+    detection = entry.get("detection")
+    if detection:
+        period = f", period {detection['period_frames']:g} frames" if detection.get("period_frames") else ""
+        figures.append(f"<figure><figcaption>Find Loop: how well the motion repeats after each loop length{period}</figcaption>"
+                       f"{detection_svg(detection)}</figure>")
+    worst, joints = entry.get("worst_joint"), entry["joints"]
+    if worst:
+        joint = joints["names"].index(worst["name"])
+        figures.append(f"<figure><figcaption>Worst joint at the seam, <b>{html.escape(worst['name'])}</b> (visibility "
+                       f"{joints['visibility_before'][joint]:.2f} &rarr; {joints['visibility_after'][joint]:.2f}): its speed over two "
+                       f"cycles played one after the other</figcaption>{speed_svg(worst)}</figure>"
+                       f"<figure><figcaption>Its acceleration {preview.CLOSE_UP:g} s either side of the seam: what the seam visibility "
+                       f"measures</figcaption>{acceleration_svg(worst)}</figure>")
+    if entry.get("figure"):
+        figures.append(f"<figure><figcaption>The loop playing twice (the figure turns pink at the seam)</figcaption>"
+                       f"{player_html(entry['figure'])}</figure>")
+    if "worst_joint" in entry and not worst:
+        figures.append("<p>No seam previews: a Wrap loop whose root travels lacks the frame that places the next cycle.</p>")
+    figures.append(f"<figure><figcaption>Seam per joint (hover a name for its position step)</figcaption>{seam_svg(joints)}</figure>")
+    return f'<section>{heading}{facts}<div class="figures">{"".join(figures)}</div></section>'
+
+
+_STYLE = (
+    "body{font-family:sans-serif;margin:1.5em auto;max-width:1160px;padding:0 1em;color:#222}"
+    "section{border-top:1px solid #ddd;padding-top:.5em;margin-top:1.5em}h2 small{color:#777;font-weight:normal}"
+    ".error{color:#c8372d}table.summary{border-collapse:collapse;width:100%;font-size:13px}"
+    ".summary th,.summary td{border-bottom:1px solid #e4e4e4;padding:3px 6px;text-align:left;vertical-align:top}"
+    ".summary .name{overflow-wrap:anywhere}"
+    ".summary tr.failed td{background:#fdf1f0}.figures{display:flex;flex-wrap:wrap;gap:8px 28px;align-items:flex-start}"
+    "figure{margin:0}figcaption{font-size:13px;margin:.6em 0 .3em;max-width:540px}"
+    "ul.legend{list-style:none;padding:0;margin:2px 0 0 46px;font-size:12px}ul.legend li{display:inline-block;margin-right:14px}"
+    ".key{display:inline-block;width:18px;margin-right:5px;vertical-align:middle}"
+    ".controls{font-size:12px;margin-top:4px}.timeline{cursor:pointer;display:block}"
+    "details pre{background:#f6f6f6;padding:1em;overflow:auto}"
+)
+
+
+def html_report(entries, summary):
+    """The report page: a table of every entry, then each entry's numbers, pictures and stick figure; ``summary`` is the text table."""
+    failed = sum(entry["status"] != "ok" for entry in entries)
+    sections = "".join(_entry_section(index, entry) for index, entry in enumerate(entries))
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Loopsmith report</title><style>{_STYLE}</style></head><body>"
+        f"<h1>Loopsmith report</h1><p>{len(entries) - failed} looped, {failed} failed.</p>{_summary_table(entries)}"
+        f"<details><summary>Text summary</summary><pre>{html.escape(summary)}</pre></details>"
+        f"{sections}<script>{_PLAYER_SCRIPT}</script></body></html>"
+    )
+
+
+def write_reports(entries, json_path, seconds, options):
+    """Write the JSON report and the HTML page beside it; returns the summary text."""
+    json_path = pathlib.Path(json_path)
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    failed = sum(entry["status"] != "ok" for entry in entries)
+    summary = summary_table(entries) + f"\n{len(entries) - failed} looped, {failed} failed in {seconds:.1f} s"
+    settings = {key: (str(value) if isinstance(value, pathlib.PurePath) else [str(v) for v in value] if key == "inputs" else value)
+                for key, value in options.items() if key not in ("worker_output",)}
+    json_path.write_text(json.dumps({"entries": entries, "seconds": round(seconds, 3), "settings": settings}, indent=1))
+    html_path = json_path.with_suffix(".html")
+    html_path.write_text(html_report(entries, summary))
+    return summary + f"\nreports: {json_path} and {html_path}"

@@ -1,0 +1,152 @@
+"""Where a run's reports go and how they are written: a summary table, a JSON file and an HTML page.
+
+The JSON report describes an output folder, not one run: runs that write
+into the same folder (at once or one after another) keep each other's
+entries, under a lock, and each file is replaced atomically so a failed write
+leaves the previous report intact. Plain Python (no Blender).
+"""
+
+import contextlib
+import json
+import os
+import pathlib
+import time
+
+from ..core.errors import LoopsmithError
+from . import outputs, report
+from .inputs import real
+
+DEFAULT_NAME = "loopsmith_report.json"
+_LOCK_WAIT = 30.0  # seconds; a lock older than this was left by a killed run
+
+
+class ReportError(LoopsmithError):
+    """A report could not be written; the message names the path."""
+
+
+def report_path(given, out, inputs):
+    """The JSON report's path: ``given`` (checked) or ``OUT/loopsmith_report.json``.
+
+    Raises ValueError with the reason when ``given`` cannot be a report: not a
+    ``.json`` name, an existing folder, or one of the run's inputs (also for
+    its ``.html`` sibling).
+    """
+    if given is None:
+        return pathlib.Path(out) / DEFAULT_NAME
+    path = pathlib.Path(given)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; give a file name ending in .json")
+    if path.suffix.lower() != ".json":
+        raise ValueError(f"{path} does not end in .json (the HTML page is written beside it)")
+    taken = {real(p) for p in inputs}
+    for own in (path, path.with_suffix(".html")):
+        if real(own) in taken:
+            raise ValueError(f"{own} is one of the inputs")
+    return path
+
+
+def _read_entries(path):
+    """The entries of the report at ``path`` ([] when there is none or it does not parse)."""
+    try:
+        entries = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))["entries"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [entry for entry in entries if isinstance(entry, dict) and "file" in entry] if isinstance(entries, list) else []
+
+
+def earlier_outputs(path):
+    """Every output that the report at ``path`` lists: files an earlier run wrote."""
+    return [output for entry in _read_entries(path) for output in entry.get("outputs", ())]
+
+
+def _grade_note(entry):
+    grade = entry.get("grade")
+    return "ok" if grade != "POOR" else "POOR: the loop is visible; try --range"
+
+
+def summary_table(entries):
+    """A text table of every entry, failure reasons in full, for the terminal."""
+    rows = [("file", "armature", "range", "grade", "visibility", "velocity jump m/s", "result")]
+    names = [pathlib.Path(entry["file"]).name for entry in entries]
+    for entry in entries:
+        path = pathlib.Path(entry["file"])
+        name = path.name if names.count(path.name) == 1 or len(path.parts) < 2 else "/".join(path.parts[-2:])
+        if entry["status"] == "ok":
+            before, after = entry["seam_before"], entry["seam_after"]
+            rows.append((name, entry["armature"], "{}-{}".format(*entry["range"]), entry.get("grade", "-"),
+                         f"{before['visibility']:.2f} -> {after['visibility']:.2f}",
+                         f"{before['max_velocity_jump_m_per_s']:.2f} -> {after['max_velocity_jump_m_per_s']:.2f}", _grade_note(entry)))
+        else:
+            rows.append((name, entry["armature"] or "-", "-", "-", "-", "-", "FAILED: " + entry["error"]))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows)
+
+
+def scales_used(entries):
+    """One line per BVH import scale the run used and how it was chosen, e.g. ``BVH scale 0.01 m per unit (3 files): centimetres``."""
+    scales = {}
+    for entry in entries:
+        settings = entry.get("import") or {}
+        if "bvh_scale" in settings:
+            how = settings["bvh_scale_reason"].split(": ", 1)[-1].split(" (")[0]  # the unit's name, or "given with --bvh-scale"
+            scales.setdefault((settings["bvh_scale"], how), set()).add(entry["file"])
+    return [f"BVH scale {scale:g} m per unit ({len(files)} file{'s' if len(files) > 1 else ''}): {how}" for (scale, how), files in scales.items()]
+
+
+def closing_line(entries, seconds, interrupted=False):
+    failed = sum(entry["status"] != "ok" for entry in entries)
+    line = f"{len(entries) - failed} looped, {failed} failed in {seconds:.1f} s"
+    return line + (" (interrupted: files not listed were not processed)" if interrupted else "")
+
+
+@contextlib.contextmanager
+def _locked(path):
+    """Hold ``.<name>.lock`` beside ``path`` while runs merge their entries (portable: an exclusive create)."""
+    lock = path.with_name(f".{path.name}.lock")
+    waited = 0.0
+    while True:
+        try:
+            descriptor = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            break
+        except FileExistsError:
+            with contextlib.suppress(OSError):
+                if time.time() - lock.stat().st_mtime > _LOCK_WAIT:
+                    lock.unlink()  # its run died holding it
+                    continue
+            if waited > _LOCK_WAIT:
+                raise ReportError(f"cannot write the report {path}: {lock} is held by another run") from None
+            time.sleep(0.05)
+            waited += 0.05
+    try:
+        os.close(descriptor)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            lock.unlink()
+
+
+def _earlier_entries(path, entries):
+    """Entries of the report already at ``path`` that this run does not replace (same file and armature)."""
+    ours = {(real(entry["file"]), entry.get("armature", "")) for entry in entries}
+    return [entry for entry in _read_entries(path) if (real(entry["file"]), entry.get("armature", "")) not in ours]
+
+
+def write_reports(entries, json_path, summary, settings):
+    """Write the JSON report and the HTML page beside it, keeping other runs' entries; returns how many were kept.
+
+    Raises ReportError naming the path when either cannot be written; the
+    previous files stay as they were.
+    """
+    json_path = pathlib.Path(json_path)
+    html_path = json_path.with_suffix(".html")
+    try:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(json_path):
+            kept = _earlier_entries(json_path, entries)
+            document = {"entries": kept + entries, "settings": settings, "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            outputs.write_text(json_path, json.dumps(document, separators=(",", ":")))
+            note = f"\n(and {len(kept)} entries of earlier runs into this folder)" if kept else ""
+            outputs.write_text(html_path, report.html_report(kept + entries, summary + note))
+    except OSError as error:
+        raise ReportError(f"cannot write the report {error.filename or json_path}: {error.strerror or error}") from None
+    return len(kept)

@@ -1,0 +1,282 @@
+"""The job runner every command plugs into: inputs, worker processes, progress, reports, exit codes.
+
+A command module provides ``NAME``, ``HELP``, ``JOB`` (the name of its
+bpy-side module, whose ``process_file(path, options, stem, inputs)`` returns
+report entries), ``add_arguments(parser)``, ``check(options)`` and
+``output_suffixes(path, formats)``. This module needs no Blender: the job module is imported
+only where files are processed, so ``--jobs N`` starts its workers at once.
+
+Exit codes: 0 every file done, 1 some failed (each named on stderr) or the
+report could not be written, 2 a usage error, 130 interrupted.
+"""
+
+import argparse
+import contextlib
+import importlib
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from ..core import bvh
+from ..core.errors import LoopsmithError
+from . import commands, inputs as input_files, interrupts, outputs, report, reports
+from .options import UsageError, count, number
+
+WORKER_JOB = "LOOPSMITH_WORKER_JOB"  # set in a worker's environment: the path of its job file
+OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend")
+_GRACE = 5.0  # seconds a worker gets to stop after SIGTERM before it is killed
+
+
+def add_common_arguments(parser):
+    """Options every file command shares: inputs, outputs, import settings, workers, reports."""
+    parser.add_argument("inputs", nargs="+", type=pathlib.Path, help="BVH, FBX, glTF/GLB or .blend files, or folders of them")
+    parser.add_argument("-o", "--out", type=pathlib.Path, default=pathlib.Path("loopsmith_out"), help="output folder")
+    parser.add_argument("--format", choices=OUTPUT_FORMATS, nargs="+", default=["same"], help="output formats, one or more ('same': the input's)")
+    parser.add_argument("--bvh-scale", type=number(*bvh.SCALE_RANGE), default=None,
+                        help="metres per BVH unit on import (default: detected from the skeleton's height; 0.01 for centimetres)")
+    parser.add_argument("-j", "--jobs", type=count, default=1, help="worker processes, this one included (capped at the files and cores)")
+    parser.add_argument("--report", type=pathlib.Path, help="JSON report path, ending in .json; the HTML page goes beside it (default OUT/loopsmith_report.json)")
+    parser.add_argument("--include-outputs", action="store_true", help="also read, in scanned folders, the files the report in OUT lists as earlier outputs")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+class _Plan:
+    """What every process of a run agrees on: the files, their output stems, and the inputs no output may replace."""
+
+    def __init__(self, files, stems, inputs=None):
+        self.files = files
+        self.stems = stems
+        self.inputs = inputs or sorted({str(input_files.real(path)) for path in files})
+
+
+def _usage(command, message):
+    print(f"loopsmith {command.NAME}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run(command, options):
+    """Run ``command`` over its inputs with parsed ``options``; returns the exit code."""
+    started = time.perf_counter()
+    try:
+        command.check(options)
+        try:
+            report_path = reports.report_path(options.report, options.out, options.inputs)
+        except ValueError as error:
+            raise UsageError(f"--report: {error}") from None
+        files, skipped = input_files.collect(options.inputs, reports.earlier_outputs(report_path), options.include_outputs)
+        if not files:
+            raise UsageError("no BVH, FBX, glTF or .blend files in the given inputs")
+        if str(input_files.real(report_path)) in {str(input_files.real(path)) for path in files}:
+            raise UsageError(f"--report: {report_path} is one of the inputs")
+        for folder in dict.fromkeys((options.out, report_path.parent)):
+            outputs.require_writable(folder)
+    except (UsageError, outputs.OutputError) as error:
+        return _usage(command, error)
+    if skipped:
+        print(f"loopsmith: skipped {len(skipped)} earlier outputs in {options.out} (--include-outputs reads them)", file=sys.stderr)
+    jobs = min(options.jobs, len(files), os.cpu_count() or 1)
+    if jobs < options.jobs:
+        print(f"loopsmith: --jobs {options.jobs} capped at {jobs} ({len(files)} files, {os.cpu_count()} cores)", file=sys.stderr)
+    plan = _Plan(files, input_files.output_stems(files, lambda path: command.output_suffixes(path, options.format)))
+    entries, stopped = _execute(command, options, plan, jobs)
+    return _finish(entries, stopped, report_path, options, time.perf_counter() - started)
+
+
+def _finish(entries, stopped, report_path, options, seconds):
+    """Summary and errors to the terminal first (they must arrive whatever happens to the report), then the reports."""
+    summary = "\n".join([reports.summary_table(entries), *reports.scales_used(entries), reports.closing_line(entries, seconds, stopped)])
+    print(summary, flush=True)
+    for entry in entries:
+        if entry["status"] != "ok":
+            print(f"loopsmith: {entry['file']}: {entry['error']}", file=sys.stderr)
+    settings = {key: (str(value) if isinstance(value, pathlib.PurePath) else [str(v) for v in value] if key == "inputs" else value)
+                for key, value in vars(options).items()}
+    status = 0 if all(entry["status"] == "ok" for entry in entries) else 1
+    try:
+        kept = reports.write_reports(entries, report_path, summary, settings)
+        print(f"reports: {report_path} and {report_path.with_suffix('.html')}" + (f" (with {kept} entries of earlier runs)" if kept else ""))
+    except LoopsmithError as error:
+        print(f"loopsmith: {error}", file=sys.stderr)
+        status = 1
+    sys.stdout.flush()
+    return interrupts.EXIT_CODE if stopped else status
+
+
+def _execute(command, options, plan, jobs):
+    """Entries in input order, and whether the run was interrupted."""
+    chunks = _balanced(plan.files, jobs)
+    entries, workers = [], []
+    progress = _Progress(len(plan.files), options.quiet)
+
+    def done(found, name):
+        entries.extend(found)
+        progress.step(found, name, workers)
+
+    with tempfile.TemporaryDirectory(prefix="loopsmith-workers-") as folder:
+        try:
+            workers.extend(_Worker(command, options, plan, chunk, pathlib.Path(folder), index) for index, chunk in enumerate(chunks[1:], 1))
+            _process(command, options, plan, chunks[0], done)
+            for worker in workers:
+                worker.wait(lambda: progress.show(workers))
+            progress.show(workers)
+            stopped = False
+        except interrupts.Interrupted:
+            stopped = True
+            for worker in workers:
+                worker.stop()
+        finally:
+            for worker in workers:
+                worker.kill()
+        for worker in workers:
+            entries.extend(worker.entries(stopped))
+    progress.close()
+    order = {str(path): index for index, path in enumerate(plan.files)}
+    return sorted(entries, key=lambda entry: order.get(entry["file"], len(order))), stopped
+
+
+def _balanced(files, count_):
+    """``count_`` lists of files of about equal total size (largest first, onto the lightest list)."""
+    chunks, loads = [[] for _ in range(count_)], [0] * count_
+    for path in sorted(files, key=_size, reverse=True):
+        lightest = loads.index(min(loads))
+        chunks[lightest].append(path)
+        loads[lightest] += _size(path)
+    return chunks
+
+
+def _size(path):
+    with contextlib.suppress(OSError):
+        return path.stat().st_size
+    return 0
+
+
+def _process(command, options, plan, files, done):
+    """Run the command's job on ``files`` in this process; ``done(entries, name)`` after each file."""
+    with interrupts.deferred():  # a signal while Blender initialises would crash it
+        job = importlib.import_module(f".{command.JOB}", __package__)
+    interrupts.check()
+    for path in files:
+        done(job.process_file(path, options, plan.stems[str(path)], plan.inputs), path.name)
+
+
+class _Progress:
+    """A one-line progress bar on stderr over the whole run's files, workers' included."""
+
+    def __init__(self, total, quiet):
+        self.total, self.quiet, self.done, self.last = total, quiet, 0, ("", "")
+
+    def step(self, found, name, workers):
+        self.done += 1
+        self.last = (name, "ok" if all(entry["status"] == "ok" for entry in found) else "FAIL")
+        self.show(workers)
+
+    def show(self, workers):
+        if self.quiet:
+            return
+        done = self.done + sum(worker.files_done() for worker in workers)
+        width, (name, status) = 24, self.last
+        filled = int(width * done / max(self.total, 1))
+        print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {name[:40]:40s} {status:5s}", end="", file=sys.stderr, flush=True)
+
+    def close(self):
+        if not self.quiet:
+            print(file=sys.stderr, flush=True)
+
+
+def _die_with_parent():
+    """In a worker, before it runs: the kernel sends SIGTERM when the parent dies (Linux)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _worker_command():
+    """How to start this command line in another process: a real Blender starts Blender."""
+    bpy = sys.modules.get("bpy")
+    if bpy is not None and bpy.app.binary_path:
+        return [bpy.app.binary_path, "-b", "--factory-startup", "-c", "loopsmith"]
+    return [sys.executable, "-m", "loopsmith"]
+
+
+class _Worker:
+    """Another process running the same command on a share of the files; its entries arrive through a file.
+
+    The worker rewrites that file after every file it finishes, so a worker
+    that dies still reports what it did. It runs in its own session (a
+    terminal's Ctrl-C reaches only the parent, which stops it) and dies with
+    its parent.
+    """
+
+    def __init__(self, command, options, plan, files, folder, index):
+        self.files = files
+        self.output = folder / f"worker{index}.json"
+        self.log = folder / f"worker{index}.log"
+        job = folder / f"worker{index}-job.json"
+        settings = {key: (str(value) if isinstance(value, pathlib.PurePath) else value) for key, value in vars(options).items() if key != "inputs"}
+        job.write_text(json.dumps({"command": command.NAME, "options": settings, "files": [str(p) for p in files],
+                                   "stems": {str(p): plan.stems[str(p)] for p in files}, "inputs": plan.inputs, "output": str(self.output)}))
+        # A file, not a pipe: nobody reads a pipe while this process works, and a full one would stall the worker.
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen(_worker_command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+                                            env=dict(os.environ, **{WORKER_JOB: str(job)}), start_new_session=True,
+                                            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+
+    def _read(self):
+        with contextlib.suppress(OSError, ValueError):
+            return json.loads(self.output.read_text())
+        return []
+
+    def files_done(self):
+        return len({entry["file"] for entry in self._read()})
+
+    def wait(self, tick):
+        while self.process.poll() is None:
+            tick()
+            time.sleep(0.2)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+
+    def kill(self):
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(_GRACE)
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def entries(self, stopped):
+        """What the worker finished, and an error entry for each of its files it did not, unless the run was stopped."""
+        found = self._read()
+        if stopped:
+            return found
+        finished = {entry["file"] for entry in found}
+        code = self.process.returncode
+        why = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
+        lines = self.log.read_text(errors="replace").strip().splitlines() if self.log.is_file() else []
+        detail = f": {lines[-1]}" if lines else ""
+        return found + [report.error_entry(str(path), f"the worker process stopped ({why}{detail}) before finishing this file", 0.0)
+                        for path in self.files if str(path) not in finished]
+
+
+def work(job_path):
+    """A worker's whole life: run the job file's files and write the entries after each one; returns the exit code."""
+    job = json.loads(pathlib.Path(job_path).read_text())
+    command = commands.COMMANDS[job["command"]]
+    options = argparse.Namespace(**job["options"])
+    options.out = pathlib.Path(options.out)
+    plan = _Plan([pathlib.Path(p) for p in job["files"]], job["stems"], job["inputs"])
+    written = []
+
+    def done(found, name):
+        written.extend(found)
+        outputs.write_text(job["output"], json.dumps(written))
+
+    _process(command, options, plan, plan.files, done)
+    return 0
