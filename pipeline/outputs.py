@@ -15,6 +15,10 @@ from ..core.errors import LoopsmithError
 class OutputError(LoopsmithError):
     """An output could not be written or did not verify; whatever stood at its path is unchanged."""
 
+    def __init__(self, path, reason):
+        super().__init__(f"cannot write {path}: {reason}")
+        self.path, self.reason = path, reason
+
 
 def temporary_path(target):
     """A name beside ``target`` that no other process or run picks: hidden, with pid and random part."""
@@ -33,10 +37,12 @@ def replace_verified(target, write, verify=None):
     try:
         write(temporary)
         if not temporary.is_file():
-            raise OutputError(f"{target.name} was not written")
+            raise OutputError(target, "the writer made no file")
         if verify is not None:
             verify(temporary)
         os.replace(temporary, target)
+    except OSError as error:
+        raise OutputError(target, error.strerror or str(error)) from None
     finally:
         with contextlib.suppress(OSError):
             temporary.unlink()
@@ -62,4 +68,4 @@ def require_writable(folder):
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".loopsmith-write-test-"):
             pass
     except OSError as error:
-        raise OutputError(f"cannot write into the output folder {folder}: {error.strerror or error}") from None
+        raise OutputError(folder, f"the output folder cannot be written ({error.strerror or error})") from None

@@ -149,4 +149,6 @@ def write_reports(entries, json_path, summary, settings):
             outputs.write_text(html_path, report.html_report(kept + entries, summary + note))
     except OSError as error:
         raise ReportError(f"cannot write the report {error.filename or json_path}: {error.strerror or error}") from None
+    except outputs.OutputError as error:
+        raise ReportError(f"cannot write the report {error.path}: {error.reason}") from None
     return len(kept)

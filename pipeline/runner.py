@@ -123,7 +123,7 @@ def _execute(command, options, plan, jobs):
             _process(command, options, plan, chunks[0], done)
             for worker in workers:
                 worker.wait(lambda: progress.show(workers))
-            progress.show(workers)
+                progress.show(workers)
             stopped = False
         except interrupts.Interrupted:
             stopped = True

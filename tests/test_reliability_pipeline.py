@@ -158,7 +158,7 @@ def test_an_output_folder_that_cannot_be_written_is_a_usage_error(tmp_path, moca
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the output folder should be")
     result = run_loopsmith("make-loop", mocap_dir / WALK, "-o", blocker / "out")
-    assert result.returncode == 2 and "cannot write into the output folder" in result.stderr and "Traceback" not in result.stderr
+    assert result.returncode == 2 and "the output folder cannot be written" in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.realdata
