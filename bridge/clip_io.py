@@ -140,12 +140,16 @@ def _read_property(curves, frames, names, prop, statics):
     return out.reshape(len(frames), len(names), width), present.reshape(len(names), width)
 
 
+_FRAME_TOLERANCE = 1e-2  # key times this close to a frame are on it (FBX stores times in its own ticks)
+
+
 def resolve_range(action, frame_start=None, frame_end=None):
     """Integer frame range, defaulting to the action's own frame range."""
     default_start, default_end = action.frame_range
-    # The action's own range may fall between frames (keys resampled on import): round inwards.
-    start = int(np.ceil(default_start - 1e-4)) if frame_start is None else int(round(frame_start))
-    end = int(np.floor(default_end + 1e-4)) if frame_end is None else int(round(frame_end))
+    # The action's own range may fall between frames (keys resampled on import): round inwards,
+    # but a range within a hundredth of a frame (FBX key times) is that frame.
+    start = int(np.ceil(default_start - _FRAME_TOLERANCE)) if frame_start is None else int(round(frame_start))
+    end = int(np.floor(default_end + _FRAME_TOLERANCE)) if frame_end is None else int(round(frame_end))
     if end <= start:
         raise ClipError(f"frame range {start}-{end} has fewer than two frames")
     return start, end
@@ -154,7 +158,15 @@ def resolve_range(action, frame_start=None, frame_end=None):
 def bones_parents_first(armature):
     """Bones of an armature data-block ordered so every parent precedes its children."""
     bones = list(armature.bones)
-    depth = {bone.name: len(bone.parent_recursive) for bone in bones}
+    depth = {}
+    for bone in bones:  # each bone's depth from the nearest ancestor already known: linear, not bones squared
+        chain = []
+        while bone is not None and bone.name not in depth:
+            chain.append(bone)
+            bone = bone.parent
+        known = depth[bone.name] if bone is not None else -1
+        for offset, link in enumerate(reversed(chain), start=1):
+            depth[link.name] = known + offset
     return sorted(bones, key=lambda bone: depth[bone.name])
 
 
@@ -175,7 +187,7 @@ def read_clip(obj, frame_start=None, frame_end=None, fps=None):
     start, end = resolve_range(action, frame_start, frame_end)
     curves = _ActionCurves(action, obj)
     key_first, key_last = curves.key_extent()
-    if start < key_first or end > key_last:
+    if start < key_first - _FRAME_TOLERANCE or end > key_last + _FRAME_TOLERANCE:
         raise ClipError(f"frames {start}-{end} lie outside the keys of '{action.name}' ({key_first:g}-{key_last:g})")
 
     frames = np.arange(start, end + 1, dtype=np.float32)

@@ -416,13 +416,16 @@ def _rows_in_layout(source, target, matrix):
     moved = _local_motion(source, matrix)
     values = np.zeros((source.frame_count, sum(map(len, target.channels))))
     reach = np.abs(source.offsets).max() + 1e-12
+    # Blender evaluates in single precision: far from the origin its rounding grows with the distance.
+    far = max(np.abs(position).max() for position, _, _ in moved.values())
+    tolerance = 1e-6 * reach + 4e-6 * far
     for name, layout in zip(target.names, _layouts(target.channels)):
         if name not in moved:
             raise BvhError(f"the exported file has no joint '{name}'")
         position, rotation, stray = moved[name]
         if layout.positions:
             values[:, layout.positions] = position
-        elif stray > 1e-6 * reach:
+        elif stray > tolerance:
             raise BvhError(f"joint '{name}' moves off its OFFSET, but the input has no position channels to keep that")
         if layout.rotations:
             values[:, layout.rotations] = np.degrees(rotation_modes.quat_to_euler(quat.unroll(rotation), layout.order))

@@ -216,6 +216,12 @@ def find_loops(clip, min_length=0.4, max_length=4.0, cycles=0, skip_edges=0.0, f
     frames = clip.frames
     first = int((frame_start if frame_start is not None else frames[0]) - frames[0])
     last = int((frame_end if frame_end is not None else frames[-1]) - frames[0])
+    if frame_start is not None or frame_end is not None:
+        shown = f"search range {frames[0] + first:g}-{frames[0] + last:g}"
+        if last <= first:
+            raise LoopError(f"{shown} is reversed or empty: the end must come after the start")
+        if last < 0 or first > clip.num_frames - 1:
+            raise LoopError(f"{shown} lies outside the clip's frames {frames[0]:g}-{frames[-1]:g}")
     first, last = max(first, 0), min(last, clip.num_frames - 1)
     skip = int(round(skip_edges / clip.dt))
     first, last = first + skip, last - skip

@@ -69,6 +69,8 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     if loop_mode not in LOOP_MODES:
         raise LoopError(f"unknown loop mode '{loop_mode}'")
     frames = clip.frames
+    if frame_end <= frame_start:
+        raise LoopError(f"loop range {frame_start:g}-{frame_end:g} is reversed or empty: the end must come after the start")
     if not (frames[0] <= frame_start < frame_end <= frames[-1]):
         raise LoopError(f"loop range {frame_start:g}-{frame_end:g} is not inside the clip's frames {frames[0]:g}-{frames[-1]:g}")
     first, last = int(frame_start - frames[0]), int(frame_end - frames[0])

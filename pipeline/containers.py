@@ -70,6 +70,30 @@ def glb_document(data):
     return None, document
 
 
+def key_rate(document):
+    """Frames per second of a glTF document's first animation (its longest sampler, evenly keyed), or None.
+
+    glTF stores times, not frames, and Blender's importer turns them into
+    frames at the scene's rate: without this a 30 fps loop reads at 24.
+    """
+    try:
+        accessors = document["accessors"]
+        times = max((accessors[sampler["input"]] for sampler in document["animations"][0]["samplers"]), key=lambda a: a["count"])
+        span = times["max"][0] - times["min"][0]
+        if times["count"] < 2 or span <= 0:
+            return None
+        rate = (times["count"] - 1) / span
+        return float(round(rate)) if abs(rate - round(rate)) < 1e-4 * rate else rate  # times are single precision
+
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+
+
+def gltf_document(data, suffix):
+    """The JSON of a .glb or .gltf file (after :func:`input_problem` found none)."""
+    return glb_document(data)[1] if suffix == ".glb" else json.loads(data)
+
+
 def gltf_problem(data):
     try:
         json.loads(data)

@@ -76,9 +76,12 @@ def load(path, options):
     if suffix == ".bvh":
         header, settings = _bvh_settings(path, options)
     else:
-        problem = containers.input_problem(path.read_bytes(), suffix)
+        data = path.read_bytes()
+        problem = containers.input_problem(data, suffix)
         if problem:
             raise InputError(f"cannot be read: {problem}")
+        if suffix in (".glb", ".gltf"):
+            settings["key_rate"] = containers.key_rate(containers.gltf_document(data, suffix))
     try:
         with silenced():
             if suffix == ".blend":
@@ -99,6 +102,11 @@ def _read(path, suffix, settings):
     elif suffix == ".fbx":
         bpy.ops.import_scene.fbx(filepath=str(path))
     else:
+        rate = settings.get("key_rate")
+        if rate:  # keys land on whole frames at the file's own rate
+            scene = bpy.context.scene
+            scene.render.fps = max(1, round(rate))
+            scene.render.fps_base = scene.render.fps / rate
         bpy.ops.import_scene.gltf(filepath=str(path))
 
 

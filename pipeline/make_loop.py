@@ -31,6 +31,14 @@ _PARAMETER_HELP = {
 }
 
 
+# Find Loop's options: (flag, type, default, help); defaults filled in by check() once --range and --whole are ruled out.
+_AUTO_OPTIONS = (
+    ("--cycles", types.number(0, integer=True), 0, "loop this many periods (0: the best)"),
+    ("--min-length", types.seconds, 0.4, "shortest loop, seconds"),
+    ("--max-length", types.seconds, 4.0, "longest loop, seconds"),
+)
+
+
 def output_suffixes(path, formats):
     """The output suffixes of input ``path`` for ``--format`` ``formats`` ('same': the input's; glTF is written as GLB)."""
     suffixes = (path.suffix.lower() if name == "same" else "." + name for name in formats)
@@ -70,14 +78,20 @@ def add_arguments(parser):
     parser.add_argument("--loop-mode", choices=loop.LOOP_MODES, default="CLAMP",
                         help="CLAMP: the last frame repeats the first; WRAP: drop it, for engines that wrap last to first")
     parser.add_argument("--no-lock-feet", dest="lock_feet", action="store_false", help="do not re-solve the legs to keep planted feet still")
-    parser.add_argument("--cycles", type=types.number(0, integer=True), default=0, help="with --auto: loop this many periods (0: the best)")
-    parser.add_argument("--min-length", type=types.seconds, default=0.4, help="with --auto: shortest loop, seconds")
-    parser.add_argument("--max-length", type=types.seconds, default=4.0, help="with --auto: longest loop, seconds")
+    for flag, kind, default, text in _AUTO_OPTIONS:
+        parser.add_argument(flag, type=kind, help=f"with --auto: {text} (default: {default:g})")
     parser.epilog = METHODS_HELP
 
 
 def check(options):
-    """Options that do not fit together; raises :class:`~.options.UsageError` naming them."""
+    """Options that do not fit together; raises :class:`~.options.UsageError` naming them. Fills Find Loop's defaults."""
+    given = [flag for flag, *_ in _AUTO_OPTIONS if getattr(options, flag[2:].replace("-", "_")) is not None]
+    if given and (options.range or options.whole):
+        raise types.UsageError(f"{', '.join(given)} only apply with --auto, not with {'--range' if options.range else '--whole'}")
+    for flag, _, default, _ in _AUTO_OPTIONS:
+        name = flag[2:].replace("-", "_")
+        if getattr(options, name) is None:
+            setattr(options, name, default)
     if options.min_length > options.max_length:
         raise types.UsageError(f"--min-length {options.min_length:g} is above --max-length {options.max_length:g}")
     if options.range and options.range[1] <= options.range[0]:

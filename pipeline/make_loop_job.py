@@ -33,6 +33,9 @@ def _loop_range(clip, options):
         return (int(clip.frames[0]), int(clip.frames[-1])), None
     detection = detect.find_loops(clip, options.min_length, options.max_length, options.cycles)
     if detection.best is None:
+        if options.cycles:
+            raise LoopError(f"no loop of {options.cycles} cycles fits in the clip between --min-length {options.min_length:g} s and "
+                            f"--max-length {options.max_length:g} s; ask for fewer cycles, a longer --max-length, or give --range")
         raise LoopError("no repeating motion found; give --range")
     return (detection.best.frame_start, detection.best.frame_end), detection
 
@@ -50,17 +53,17 @@ def _loop_armature(obj, path, options, targets, settings, bvh_source):
     written = clip_io.write_loop(obj, result, source, params, options.loop_mode)
     source.use_fake_user = True  # a .blend output keeps the original action too
     last = int(written.action.frame_end)
-    scale = settings.get("bvh_scale", 1.0)
-    for target in targets:
-        suffix = target.suffix
-        outputs.replace_verified(target,
-                                 lambda path, suffix=suffix: export.write(obj, path, suffix, start, last, scale, bvh_source),
-                                 lambda path, suffix=suffix: export.verify(path, suffix, last - start + 1))
-    entry = report.loop_entry(path, obj.name, targets, result, detection, start, end, time.perf_counter() - started)
+    entry = report.loop_entry(path, obj.name, targets, result, detection, start, end, 0.0)
     entry["import"] = settings
     if written.stitched_curves or written.stepped_curves:
         entry["other_curves"] = {"stitched": [f"{path}[{index}]" for path, index in written.stitched_curves],
                                  "stepped": [f"{path}[{index}]" for path, index in written.stepped_curves]}
+    scale = settings.get("bvh_scale", 1.0)
+    # All formats or none, last: an interrupted or failed file leaves no output that its report entry does not list.
+    outputs.replace_all([(target,
+                          lambda path, suffix=target.suffix: export.write(obj, path, suffix, start, last, scale, bvh_source),
+                          lambda path, suffix=target.suffix: export.verify(path, suffix, last - start + 1)) for target in targets])
+    entry["seconds"] = round(time.perf_counter() - started, 3)
     return entry
 
 

@@ -10,6 +10,7 @@ import secrets
 import tempfile
 
 from ..core.errors import LoopsmithError
+from . import interrupts
 
 
 class OutputError(LoopsmithError):
@@ -26,30 +27,38 @@ def temporary_path(target):
     return target.with_name(f".{target.stem}.{os.getpid()}-{secrets.token_hex(4)}.partial{target.suffix}")
 
 
-def replace_verified(target, write, verify=None):
-    """Write ``target`` through a temporary file: ``write(path)``, then ``verify(path)``, then an atomic move.
+def replace_all(items):
+    """Write a group of files all or none: each ``(target, write, verify)`` through a temporary name, then every move.
 
-    A failure anywhere (an exception, an interrupt, a verification error)
-    removes the temporary file and leaves the previous ``target`` as it was.
+    ``write(path)`` makes the file, ``verify(path)`` (or None) checks it. The
+    targets are moved into place only when every file of the group is
+    written and verified, with stop signals held back meanwhile, so a
+    failure anywhere (an exception, an interrupt, a verification error)
+    removes the temporary files and leaves every previous target as it was.
     """
-    target = pathlib.Path(target)
-    temporary = temporary_path(target)
+    staged, target = [], None
     try:
-        write(temporary)
-        if not temporary.is_file():
-            raise OutputError(target, "the writer made no file")
-        if verify is not None:
-            verify(temporary)
-        os.replace(temporary, target)
+        for target, write, verify in items:
+            target = pathlib.Path(target)
+            staged.append((temporary_path(target), target))
+            write(staged[-1][0])
+            if not staged[-1][0].is_file():
+                raise OutputError(target, "the writer made no file")
+            if verify is not None:
+                verify(staged[-1][0])
+        with interrupts.deferred():
+            for temporary, target in staged:
+                os.replace(temporary, target)
     except OSError as error:
         raise OutputError(target, error.strerror or str(error)) from None
     finally:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
+        for temporary, _ in staged:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
 
 
-def write_text(target, text):
-    """Replace ``target`` by ``text`` atomically, flushed to disk first (a full disk raises, never leaves a stub)."""
+def text_writer(text):
+    """A ``write(path)`` for :func:`replace_all` that writes ``text`` flushed to disk (a full disk raises, never leaves a stub)."""
 
     def write(path):
         with open(path, "w", encoding="utf-8") as stream:
@@ -57,15 +66,22 @@ def write_text(target, text):
             stream.flush()
             os.fsync(stream.fileno())
 
-    replace_verified(target, write)
+    return write
 
 
-def require_writable(folder):
+def write_text(target, text):
+    """Replace ``target`` by ``text`` atomically (see :func:`replace_all`)."""
+    replace_all([(target, text_writer(text), None)])
+
+
+def require_writable(folder, what="the output folder"):
     """Create ``folder`` if needed and prove a file can be created in it; OutputError names the folder otherwise."""
     folder = pathlib.Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(folder, f"{what} is a file, not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".loopsmith-write-test-"):
             pass
     except OSError as error:
-        raise OutputError(folder, f"the output folder cannot be written ({error.strerror or error})") from None
+        raise OutputError(folder, f"{what} cannot be written ({error.strerror or error})") from None

@@ -117,24 +117,6 @@ def error_entry(path, reason, seconds, armature=""):
     return {"file": str(path), "armature": armature, "status": "error", "error": reason, "seconds": round(seconds, 3)}
 
 
-def summary_table(entries):
-    """A short text table of every entry."""
-    rows = [("file", "armature", "range", "grade", "visibility", "velocity jump m/s", "result")]
-    for entry in entries:
-        name = pathlib.Path(entry["file"]).name
-        if entry["status"] == "ok":
-            before, after = entry["seam_before"], entry["seam_after"]
-            rows.append((name, entry["armature"], "{}-{}".format(*entry["range"]), entry.get("grade", "-"),
-                         f"{before['visibility']:.2f} -> {after['visibility']:.2f}",
-                         f"{before['max_velocity_jump_m_per_s']:.2f} -> {after['max_velocity_jump_m_per_s']:.2f}", "ok"))
-        else:
-            rows.append((name, entry["armature"] or "-", "-", "-", "-", "-", "FAILED: " + entry["error"]))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows)
-
-
-
-
 def _ticks(low, high, count=6):
     """Round values inside ``low..high``, 1, 2 or 5 times a power of ten apart, as near ``count`` of them as that allows."""
     span = max(high - low, 1e-9)
@@ -492,17 +474,3 @@ def html_report(entries, summary):
         f"<details><summary>Text summary</summary><pre>{html.escape(summary)}</pre></details>"
         f"{sections}<script>{_PLAYER_SCRIPT}</script></body></html>"
     )
-
-
-def write_reports(entries, json_path, seconds, options):
-    """Write the JSON report and the HTML page beside it; returns the summary text."""
-    json_path = pathlib.Path(json_path)
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    failed = sum(entry["status"] != "ok" for entry in entries)
-    summary = summary_table(entries) + f"\n{len(entries) - failed} looped, {failed} failed in {seconds:.1f} s"
-    settings = {key: (str(value) if isinstance(value, pathlib.PurePath) else [str(v) for v in value] if key == "inputs" else value)
-                for key, value in options.items() if key not in ("worker_output",)}
-    json_path.write_text(json.dumps({"entries": entries, "seconds": round(seconds, 3), "settings": settings}, indent=1))
-    html_path = json_path.with_suffix(".html")
-    html_path.write_text(html_report(entries, summary))
-    return summary + f"\nreports: {json_path} and {html_path}"

@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import pathlib
+import sys
 import time
 
 from ..core.errors import LoopsmithError
@@ -59,9 +60,14 @@ def earlier_outputs(path):
     return [output for entry in _read_entries(path) for output in entry.get("outputs", ())]
 
 
+VISIBLE = 1.5  # seam visibility above which a loop's seam shows (Find Loop's GOOD limit)
+
+
 def _grade_note(entry):
-    grade = entry.get("grade")
-    return "ok" if grade != "POOR" else "POOR: the loop is visible; try --range"
+    if entry.get("grade") == "POOR":
+        return "POOR: the motion barely repeats here; try --range"
+    after = entry["seam_after"]["visibility"]
+    return "ok" if after <= VISIBLE else f"SEAM VISIBLE ({after:.1f}x the clip's own accelerations); try another range or method"
 
 
 def summary_table(entries):
@@ -115,8 +121,11 @@ def _locked(path):
                     continue
             if waited > _LOCK_WAIT:
                 raise ReportError(f"cannot write the report {path}: {lock} is held by another run") from None
+            if waited == 1.0:
+                print(f"loopsmith: waiting for {lock}: another run is writing this report (a lock older than "
+                      f"{_LOCK_WAIT:g} s is taken over)", file=sys.stderr, flush=True)
             time.sleep(0.05)
-            waited += 0.05
+            waited = round(waited + 0.05, 2)
     try:
         os.close(descriptor)
         yield
@@ -126,13 +135,32 @@ def _locked(path):
 
 
 def _earlier_entries(path, entries):
-    """Entries of the report already at ``path`` that this run does not replace (same file and armature)."""
+    """Entries of the report at ``path`` that this run does not replace (same file and armature), and notes.
+
+    An earlier entry whose output this run has since written over (another
+    input with the same output name) loses that output from its list, which
+    moves to ``outputs_replaced``, and a note says so.
+    """
     ours = {(real(entry["file"]), entry.get("armature", "")) for entry in entries}
-    return [entry for entry in _read_entries(path) if (real(entry["file"]), entry.get("armature", "")) not in ours]
+    written = {real(output): entry["file"] for entry in entries for output in entry.get("outputs", ())}
+    kept, notes = [], []
+    for entry in _read_entries(path):
+        if (real(entry["file"]), entry.get("armature", "")) in ours:
+            continue
+        replaced = [output for output in entry.get("outputs", ()) if real(output) in written]
+        if replaced:
+            entry = dict(entry, outputs=[o for o in entry["outputs"] if o not in replaced], outputs_replaced=replaced)
+            notes += [f"{output} (from {entry['file']} in an earlier or concurrent run) now holds {written[real(output)]}'s loop"
+                      for output in replaced]
+        kept.append(entry)
+    return kept, notes
 
 
 def write_reports(entries, json_path, summary, settings):
-    """Write the JSON report and the HTML page beside it, keeping other runs' entries; returns how many were kept.
+    """Write the JSON report and the HTML page beside it, keeping other runs' entries.
+
+    Returns ``(kept, notes)``: how many earlier entries were kept, and a
+    line for each earlier output this run wrote over.
 
     Raises ReportError naming the path when either cannot be written; the
     previous files stay as they were.
@@ -142,13 +170,13 @@ def write_reports(entries, json_path, summary, settings):
     try:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(json_path):
-            kept = _earlier_entries(json_path, entries)
+            kept, notes = _earlier_entries(json_path, entries)
             document = {"entries": kept + entries, "settings": settings, "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
-            outputs.write_text(json_path, json.dumps(document, separators=(",", ":")))
             note = f"\n(and {len(kept)} entries of earlier runs into this folder)" if kept else ""
-            outputs.write_text(html_path, report.html_report(kept + entries, summary + note))
+            outputs.replace_all([(json_path, outputs.text_writer(json.dumps(document, separators=(",", ":"))), None),
+                                 (html_path, outputs.text_writer(report.html_report(kept + entries, summary + note)), None)])
     except OSError as error:
         raise ReportError(f"cannot write the report {error.filename or json_path}: {error.strerror or error}") from None
     except outputs.OutputError as error:
         raise ReportError(f"cannot write the report {error.path}: {error.reason}") from None
-    return len(kept)
+    return len(kept), notes

@@ -54,8 +54,23 @@ class _Plan:
         self.inputs = inputs or sorted({str(input_files.real(path)) for path in files})
 
 
+def say(text, stream=None, end="\n"):
+    """Print to stdout (or ``stream``); a reader that went away (``| head``) silences it instead of stopping the run."""
+    stream = stream or sys.stdout
+    try:
+        print(text, end=end, file=stream, flush=True)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+
+
+def _count(number, noun):
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _usage(command, message):
-    print(f"loopsmith {command.NAME}: error: {message}", file=sys.stderr)
+    say(f"loopsmith {command.NAME}: error: {message}", sys.stderr)
     return 2
 
 
@@ -73,37 +88,48 @@ def run(command, options):
             raise UsageError("no BVH, FBX, glTF or .blend files in the given inputs")
         if str(input_files.real(report_path)) in {str(input_files.real(path)) for path in files}:
             raise UsageError(f"--report: {report_path} is one of the inputs")
-        for folder in dict.fromkeys((options.out, report_path.parent)):
-            outputs.require_writable(folder)
+        outputs.require_writable(options.out)
+        if report_path.parent != options.out:
+            outputs.require_writable(report_path.parent, "the report's folder")
     except (UsageError, outputs.OutputError) as error:
         return _usage(command, error)
     if skipped:
-        print(f"loopsmith: skipped {len(skipped)} earlier outputs in {options.out} (--include-outputs reads them)", file=sys.stderr)
+        say(f"loopsmith: skipped {len(skipped)} earlier outputs in {options.out} (--include-outputs reads them)", sys.stderr)
     jobs = min(options.jobs, len(files), os.cpu_count() or 1)
     if jobs < options.jobs:
-        print(f"loopsmith: --jobs {options.jobs} capped at {jobs} ({len(files)} files, {os.cpu_count()} cores)", file=sys.stderr)
+        say(f"loopsmith: --jobs {options.jobs} capped at {jobs} ({_count(len(files), 'file')}, {_count(os.cpu_count() or 1, 'core')})", sys.stderr)
     plan = _Plan(files, input_files.output_stems(files, lambda path: command.output_suffixes(path, options.format)))
     entries, stopped = _execute(command, options, plan, jobs)
     return _finish(entries, stopped, report_path, options, time.perf_counter() - started)
 
 
+def _plain(options):
+    """The options as JSON values (paths as strings)."""
+    def plain(value):
+        return str(value) if isinstance(value, pathlib.PurePath) else [plain(v) for v in value] if isinstance(value, list) else value
+
+    return {key: plain(value) for key, value in vars(options).items()}
+
+
 def _finish(entries, stopped, report_path, options, seconds):
     """Summary and errors to the terminal first (they must arrive whatever happens to the report), then the reports."""
     summary = "\n".join([reports.summary_table(entries), *reports.scales_used(entries), reports.closing_line(entries, seconds, stopped)])
-    print(summary, flush=True)
+    say(summary)
     for entry in entries:
         if entry["status"] != "ok":
-            print(f"loopsmith: {entry['file']}: {entry['error']}", file=sys.stderr)
-    settings = {key: (str(value) if isinstance(value, pathlib.PurePath) else [str(v) for v in value] if key == "inputs" else value)
-                for key, value in vars(options).items()}
+            say(f"loopsmith: {entry['file']}: {entry['error']}", sys.stderr)
     status = 0 if all(entry["status"] == "ok" for entry in entries) else 1
     try:
-        kept = reports.write_reports(entries, report_path, summary, settings)
-        print(f"reports: {report_path} and {report_path.with_suffix('.html')}" + (f" (with {kept} entries of earlier runs)" if kept else ""))
+        kept, notes = reports.write_reports(entries, report_path, summary, _plain(options))
+        say(f"reports: {report_path} and {report_path.with_suffix('.html')}" + (f" (with {kept} entries of earlier runs)" if kept else ""))
+        for note in notes:
+            say(f"loopsmith: note: {note}", sys.stderr)
     except LoopsmithError as error:
-        print(f"loopsmith: {error}", file=sys.stderr)
+        say(f"loopsmith: {error}", sys.stderr)
         status = 1
-    sys.stdout.flush()
+    except interrupts.Interrupted:
+        say(f"loopsmith: interrupted: the report {report_path} was not written (the previous one is as it was)", sys.stderr)
+        stopped = True
     return interrupts.EXIT_CODE if stopped else status
 
 
@@ -181,11 +207,11 @@ class _Progress:
         done = self.done + sum(worker.files_done() for worker in workers)
         width, (name, status) = 24, self.last
         filled = int(width * done / max(self.total, 1))
-        print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {name[:40]:40s} {status:5s}", end="", file=sys.stderr, flush=True)
+        say(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {name[:40]:40s} {status:5s}", sys.stderr, end="")
 
     def close(self):
         if not self.quiet:
-            print(file=sys.stderr, flush=True)
+            say("", sys.stderr)
 
 
 def _die_with_parent():
@@ -218,7 +244,7 @@ class _Worker:
         self.output = folder / f"worker{index}.json"
         self.log = folder / f"worker{index}.log"
         job = folder / f"worker{index}-job.json"
-        settings = {key: (str(value) if isinstance(value, pathlib.PurePath) else value) for key, value in vars(options).items() if key != "inputs"}
+        settings = {key: value for key, value in _plain(options).items() if key != "inputs"}
         job.write_text(json.dumps({"command": command.NAME, "options": settings, "files": [str(p) for p in files],
                                    "stems": {str(p): plan.stems[str(p)] for p in files}, "inputs": plan.inputs, "output": str(self.output)}))
         # A file, not a pipe: nobody reads a pipe while this process works, and a full one would stall the worker.

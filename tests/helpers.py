@@ -1,6 +1,9 @@
 """Shared test helpers for the Blender tiers (imported by test modules)."""
 
+import importlib
+import importlib.util
 import os
+import pathlib
 import subprocess
 import sys
 from dataclasses import replace
@@ -9,6 +12,8 @@ import numpy as np
 import pytest
 
 from core import bvh, quat, rotation_modes
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
 
 BANDAI_CLIPS = (
     "dataset-2_walk_normal_020.bvh",
@@ -165,6 +170,15 @@ def hand_picked_range(positions, rotations, period_frames, cycles=2):
             if best is None or cost < best[0]:
                 best = (cost, start, length)
     return best[1], best[2]
+
+
+def checkout_module(name):
+    """``loopsmith.<name>`` from this checkout, for bpy-free modules (the bpy venvs link the package; the core venv gets it here)."""
+    if "loopsmith" not in sys.modules and importlib.util.find_spec("loopsmith") is None:
+        spec = importlib.util.spec_from_file_location("loopsmith", REPO / "__init__.py", submodule_search_locations=[str(REPO)])
+        sys.modules["loopsmith"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["loopsmith"])
+    return importlib.import_module(f"loopsmith.{name}")
 
 
 def run_loopsmith(*args, cwd=None, env_extra=None, preexec_fn=None, timeout=600):

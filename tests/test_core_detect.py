@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from core import demo, detect, quat
+from core import demo, detect, loop, quat
 from core.errors import LoopError
 
 
@@ -78,3 +78,14 @@ def test_more_cycles_than_a_closed_loop_holds_says_so(walk, cycles):
 def test_grades_follow_the_documented_thresholds():
     assert detect.grade(1.0, 0.9) == "GOOD" and detect.grade(1.0, 0.6) == "FAIR" and detect.grade(1.0, 0.2) == "POOR"
     assert detect.grade(3.0, 0.99) == "FAIR" and detect.grade(9.0, 0.99) == "POOR"
+
+
+@pytest.mark.parametrize("start, end, message", [(120, 40, "reversed or empty"), (5000, 6000, "lies outside the clip's frames")])
+def test_a_search_range_that_is_reversed_or_outside_the_clip_is_an_error(walk, start, end, message):
+    with pytest.raises(LoopError, match=message):
+        detect.find_loops(walk.clip, frame_start=start, frame_end=end)
+
+
+def test_a_reversed_loop_range_is_called_reversed(walk):
+    with pytest.raises(LoopError, match="reversed or empty: the end must come after the start"):
+        loop.make_loop(walk.clip, 100, 50)

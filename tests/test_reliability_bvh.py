@@ -6,6 +6,8 @@ with Blender's own BVH add-on and compare poses by forward kinematics.
 """
 
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -284,4 +286,18 @@ def test_three_channel_children_and_mixed_orders_round_trip(blank, tmp_path):
     # Blender's own layout differs (6 channels on unconnected bones, its rotation orders) ...
     assert exported.channels != info.channels
     # ... the converted file has the input's, and its pose.
+    _check_round_trip(info, back)
+
+
+@pytest.mark.blender
+def test_a_clip_far_from_the_origin_round_trips(blank, tmp_path):
+    """Blender evaluates in single precision: 130 m out, its rounding must not pass for a joint moving off its OFFSET."""
+    from test_core_bvh import _synthetic
+
+    info = _synthetic()
+    root = [info.channels[0].index(axis + "position") for axis in "XZ"]
+    motion = info.motion.copy()
+    motion[:, root] += 13_000.0  # centimetres
+    path = _broken(tmp_path, bvh.to_text(replace(info, motion=motion)), "far.bvh")
+    info, back, _ = _round_trip(__import__("bpy"), tmp_path, path)
     _check_round_trip(info, back)

@@ -159,6 +159,8 @@ def test_an_output_folder_that_cannot_be_written_is_a_usage_error(tmp_path, moca
     blocker.write_text("a file where the output folder should be")
     result = run_loopsmith("make-loop", mocap_dir / WALK, "-o", blocker / "out")
     assert result.returncode == 2 and "the output folder cannot be written" in result.stderr and "Traceback" not in result.stderr
+    result = run_loopsmith("make-loop", mocap_dir / WALK, "-o", blocker)
+    assert result.returncode == 2 and "the output folder is a file, not a folder" in result.stderr
 
 
 @pytest.mark.realdata
@@ -271,6 +273,8 @@ def test_workers_take_inputs_written_the_way_tab_completion_writes_them(mocap_di
     (["--jobs", "0"], "--jobs"),
     (["--cycles", "-1"], "--cycles"),
     (["--method", "WIGGLE"], "--method"),
+    (["--range", "10", "60", "--cycles", "2"], "--cycles"),
+    (["--whole", "--max-length", "0.5"], "--max-length"),
 ])
 def test_every_option_is_checked_where_it_is_parsed(tmp_path, options, named):
     (tmp_path / "walk.bvh").write_text("not read: the options fail first\n")
@@ -373,3 +377,40 @@ def test_workers_die_with_their_parent(mocap_dir, tmp_path):
     while [pid for pid in workers if _alive(pid)] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert workers and not [pid for pid in workers if _alive(pid)]
+
+
+@pytest.mark.realdata
+def test_fbx_and_glb_outputs_read_back_as_the_loops_they_hold(mocap_dir, tmp_path):
+    assert run_loopsmith("make-loop", mocap_dir / WALK, "-o", tmp_path / "a", "--format", "fbx", "glb", "--quiet").returncode == 0
+    length = _entries(tmp_path / "a")[0]["length"]
+    again = run_loopsmith("make-loop", tmp_path / "a", "-o", tmp_path / "b", "--include-outputs", "--quiet")
+    assert again.returncode == 0, again.stdout + again.stderr
+    entries = {pathlib.Path(entry["file"]).suffix: entry for entry in _entries(tmp_path / "b")}
+    assert entries[".glb"]["import"]["key_rate"] == pytest.approx(30.0)  # read at its own rate, not the scene's 24 fps
+    for entry in entries.values():
+        assert entry["length"] == length and entry["grade"] == "GOOD", entry  # found as the closed loop it is
+
+
+@pytest.mark.realdata
+def test_a_reader_that_goes_away_does_not_stop_the_run(mocap_dir, tmp_path):
+    process = subprocess.Popen([sys.executable, "-m", "loopsmith", "make-loop", str(mocap_dir / WALK), "-o", str(tmp_path), "--quiet"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # like `| head -1` having read its line
+    errors = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 0 and "Traceback" not in errors, errors
+    assert _entries(tmp_path)[0]["status"] == "ok"
+
+
+@pytest.mark.realdata
+def test_a_loop_with_a_visible_seam_says_so(mocap_dir, tmp_path):
+    result = run_loopsmith("make-loop", mocap_dir / WALK, "-o", tmp_path, "--range", "10", "60", "--method", "NONE", "--quiet")
+    row = next(line for line in result.stdout.splitlines() if line.startswith(WALK))
+    assert "SEAM VISIBLE" in row
+
+
+@pytest.mark.realdata
+def test_no_blender_session_folder_is_left_behind(mocap_dir, tmp_path):
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    result = run_loopsmith("make-loop", mocap_dir / CYCLE, "-o", tmp_path / "out", "--quiet", env_extra={"TMPDIR": str(folder)})
+    assert result.returncode == 0 and not list(folder.iterdir())

@@ -4,30 +4,20 @@ Core tier: the loops come from the demo walker through Find Loop and Make
 Loop, the page is parsed with html.parser.
 """
 
-import importlib
-import importlib.util
 import json
 import pathlib
-import sys
 from html.parser import HTMLParser
 
 import numpy as np
 import pytest
 
+from helpers import checkout_module
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
 
-def _module(name):
-    """``loopsmith.<name>`` from this checkout (the bpy venvs link the package; the core venv gets it here)."""
-    if "loopsmith" not in sys.modules and importlib.util.find_spec("loopsmith") is None:
-        spec = importlib.util.spec_from_file_location("loopsmith", REPO / "__init__.py", submodule_search_locations=[str(REPO)])
-        sys.modules["loopsmith"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["loopsmith"])
-    return importlib.import_module(f"loopsmith.{name}")
-
-
-report, preview = _module("pipeline.report"), _module("core.preview")
-demo, detect, loop = _module("core.demo"), _module("core.detect"), _module("core.loop")
+report, reports, preview = checkout_module("pipeline.report"), checkout_module("pipeline.reports"), checkout_module("core.preview")
+demo, detect, loop = checkout_module("core.demo"), checkout_module("core.detect"), checkout_module("core.loop")
 
 REASON = "cannot be read: line 3 is not a BVH HIERARCHY keyword"
 
@@ -106,7 +96,7 @@ def page(walker):
         entries.append(_loop(walker, detection.best.frame_start, detection.best.frame_end, detection)[0])
     entries.append(_loop(walker, 10, 50, name="by_hand.bvh")[0])
     entries.append(report.error_entry("notes.bvh", REASON, 0.01))
-    text = report.html_report(entries, report.summary_table(entries))
+    text = report.html_report(entries, reports.summary_table(entries))
     return text, _Page(text), entries
 
 
