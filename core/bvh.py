@@ -15,6 +15,7 @@ channels, or 3 on connected bones, in the bone's rotation mode);
 :func:`match_layout` turns its file back into the input's axes and layout.
 """
 
+import functools
 import itertools
 import pathlib
 import re
@@ -91,6 +92,11 @@ class BvhInfo:
     @property
     def frame_count(self):
         return len(self.motion)
+
+    @functools.cached_property
+    def sampled_pose(self):
+        """World positions ``(S, J + E, 3)`` (file units) of up to 64 evenly spaced frames: the rest pose may be degenerate."""
+        return forward_kinematics(self, np.unique(np.linspace(0, self.frame_count - 1, _SAMPLES).astype(int)))
 
 
 @dataclass(frozen=True)
@@ -486,11 +492,6 @@ def forward_kinematics(info, frames=None):
     return np.concatenate([positions, np.stack(ends, axis=1)], axis=1) if ends else positions
 
 
-def _posed(info):
-    """Forward kinematics of up to _SAMPLES evenly spaced frames (the rest pose may be degenerate)."""
-    return forward_kinematics(info, np.unique(np.linspace(0, info.frame_count - 1, _SAMPLES).astype(int)))
-
-
 def _named(info, words):
     return [joint for joint, name in enumerate(info.names) if any(word in name.lower() for word in words)]
 
@@ -503,7 +504,7 @@ def up_axis(info):
     spine and head outnumber legs). BvhError when the answer is unclear, or
     the skeleton stands along X or upside down.
     """
-    points = _posed(info)
+    points = info.sampled_pose
     heads, feet = _named(info, _HEAD_WORDS), _named(info, _FOOT_WORDS)
     if heads and feet:
         rise = np.median(points[:, heads].mean(axis=1) - points[:, feet].mean(axis=1), axis=0)
@@ -530,7 +531,7 @@ def standing_height(info, up=None):
     Joints and End Sites count, so it runs from the feet to the highest of
     them (the head's End Site when standing); ``up`` defaults to :func:`up_axis`.
     """
-    along = _posed(info)[..., "XYZ".index(up or up_axis(info))]
+    along = info.sampled_pose[..., "XYZ".index(up or up_axis(info))]
     return float(np.percentile(along.max(axis=1) - along.min(axis=1), 90))
 
 

@@ -69,11 +69,6 @@ def text_writer(text):
     return write
 
 
-def write_text(target, text):
-    """Replace ``target`` by ``text`` atomically (see :func:`replace_all`)."""
-    replace_all([(target, text_writer(text), None)])
-
-
 def require_writable(folder, what="the output folder"):
     """Create ``folder`` if needed and prove a file can be created in it; OutputError names the folder otherwise."""
     folder = pathlib.Path(folder)

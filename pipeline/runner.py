@@ -233,15 +233,15 @@ def _worker_command():
 class _Worker:
     """Another process running the same command on a share of the files; its entries arrive through a file.
 
-    The worker rewrites that file after every file it finishes, so a worker
-    that dies still reports what it did. It runs in its own session (a
+    The worker appends a line to that file for every file it finishes, so a
+    worker that dies still reports what it did. It runs in its own session (a
     terminal's Ctrl-C reaches only the parent, which stops it) and dies with
     its parent.
     """
 
     def __init__(self, command, options, plan, files, folder, index):
         self.files = files
-        self.output = folder / f"worker{index}.json"
+        self.output = folder / f"worker{index}.jsonl"
         self.log = folder / f"worker{index}.log"
         job = folder / f"worker{index}-job.json"
         settings = {key: value for key, value in _plain(options).items() if key != "inputs"}
@@ -253,13 +253,17 @@ class _Worker:
                                             env=dict(os.environ, **{WORKER_JOB: str(job)}), start_new_session=True,
                                             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
 
-    def _read(self):
-        with contextlib.suppress(OSError, ValueError):
-            return json.loads(self.output.read_text())
+    def _lines(self):
+        """One finished file a line; a line the worker was killed while writing has no newline yet and is left out."""
+        with contextlib.suppress(OSError):
+            return self.output.read_bytes().split(b"\n")[:-1]
         return []
 
+    def _read(self):
+        return [entry for line in self._lines() for entry in json.loads(line)]
+
     def files_done(self):
-        return len({entry["file"] for entry in self._read()})
+        return len(self._lines())
 
     def wait(self, tick):
         while self.process.poll() is None:
@@ -292,17 +296,18 @@ class _Worker:
 
 
 def work(job_path):
-    """A worker's whole life: run the job file's files and write the entries after each one; returns the exit code."""
+    """A worker's whole life: run the job file's files, appending each file's entries as a line; returns the exit code."""
     job = json.loads(pathlib.Path(job_path).read_text())
     command = commands.COMMANDS[job["command"]]
     options = argparse.Namespace(**job["options"])
     options.out = pathlib.Path(options.out)
     plan = _Plan([pathlib.Path(p) for p in job["files"]], job["stems"], job["inputs"])
-    written = []
-
     def done(found, name):
-        written.extend(found)
-        outputs.write_text(job["output"], json.dumps(written))
+        # Appended and flushed to disk file by file: what a killed worker finished is still there.
+        with open(job["output"], "a", encoding="utf-8") as stream:
+            stream.write(json.dumps(found) + "\n")
+            stream.flush()
+            os.fsync(stream.fileno())
 
     _process(command, options, plan, plan.files, done)
     return 0

@@ -237,8 +237,9 @@ def test_a_worker_that_dies_reports_the_files_it_finished(loopsmith, tmp_path):
     runner = importlib.import_module(loopsmith.__name__ + ".pipeline.runner")
     worker = runner._Worker.__new__(runner._Worker)
     worker.files = [pathlib.Path("a.bvh"), pathlib.Path("b.bvh"), pathlib.Path("c.bvh")]
-    worker.output, worker.log = tmp_path / "worker.json", tmp_path / "worker.log"
-    worker.output.write_text(json.dumps([{"file": "a.bvh", "armature": "a", "status": "ok"}]))
+    worker.output, worker.log = tmp_path / "worker.jsonl", tmp_path / "worker.log"
+    # a.bvh finished; b.bvh's line was being written when the worker was killed.
+    worker.output.write_text(json.dumps([{"file": "a.bvh", "armature": "a", "status": "ok"}]) + '\n[{"file": "b.bvh", "arma')
     worker.log.write_text("")
     worker.process = subprocess.Popen([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"])
     worker.process.wait()
