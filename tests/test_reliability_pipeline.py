@@ -415,3 +415,25 @@ def test_no_blender_session_folder_is_left_behind(mocap_dir, tmp_path):
     folder.mkdir()
     result = run_loopsmith("make-loop", mocap_dir / CYCLE, "-o", tmp_path / "out", "--quiet", env_extra={"TMPDIR": str(folder)})
     assert result.returncode == 0 and not list(folder.iterdir())
+
+
+@pytest.fixture
+def read_only_folder(tmp_path):
+    """A folder nobody may create files in: write permission off, and as root (whom permissions do not stop) immutable."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if root and subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("running as root without chattr: no folder is read-only for root here")
+    yield folder
+    if root:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    folder.chmod(0o755)
+
+
+@pytest.mark.realdata
+def test_a_read_only_output_folder_is_a_usage_error_before_any_work(mocap_dir, read_only_folder):
+    result = run_loopsmith("make-loop", mocap_dir / WALK, "-o", read_only_folder)
+    assert result.returncode == 2 and f"cannot write {read_only_folder}: the output folder cannot be written" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not list(read_only_folder.iterdir())
