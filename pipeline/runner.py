@@ -226,7 +226,7 @@ def _worker_command():
     """How to start this command line in another process: a real Blender starts Blender."""
     bpy = sys.modules.get("bpy")
     if bpy is not None and bpy.app.binary_path:
-        return [bpy.app.binary_path, "-b", "--factory-startup", "-c", "loopsmith"]
+        return [bpy.app.binary_path, "-b", "-c", "loopsmith"]  # the user's preferences: they enable the extension
     return [sys.executable, "-m", "loopsmith"]
 
 
