@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import kinematics, quat, root as root_motion
+from . import kinematics, root as root_motion
 from .errors import LoopError
-from .metrics import descendants, seam_metrics
+from .metrics import seam_metrics
+from .transition import features
 
-VELOCITY_TIME = 0.1  # seconds: velocities times this are lengths, comparable to positions
 WINDOW_TIME = 0.1  # seconds on each side of the seam in the start/end distance
 GRADES = (("GOOD", 1.5, 0.8), ("FAIR", 5.0, 0.5))  # (grade, score below, correlation at least)
 COMPONENTS = 32  # principal components of the pose feature that the searches use
@@ -68,15 +68,6 @@ def grade(score, correlation):
     return "POOR"
 
 
-def _bone_weights(clip):
-    heads = clip.rest[:, :3, 3]
-    lengths = np.zeros(clip.num_bones)
-    has_parent = clip.parents >= 0
-    lengths[has_parent] = np.linalg.norm(heads[has_parent] - heads[clip.parents[has_parent]], axis=-1)
-    lengths[~has_parent] = np.median(lengths[has_parent]) if has_parent.any() else 1.0
-    return lengths / max(lengths.mean(), 1e-9)
-
-
 class _Motion:
     """What detection needs of a clip, computed once."""
 
@@ -85,24 +76,12 @@ class _Motion:
         self.dt = clip.dt
         # Single precision halves the time and memory; ample for comparing poses.
         pose = kinematics.clip_forward_kinematics(clip, dtype=np.float32)
-        positions = np.ascontiguousarray(pose[..., :3, 3])
-        root = root_motion.find_moving_root(clip, pose)
-        local = positions.copy()
-        if root is not None:
-            # Into the root's character frame: its horizontal position and heading removed,
-            # for the root and the bones below it (bones above it do not travel).
-            heading = root_motion.heading(quat.from_matrix(pose[:, root, :3, :3]))
-            cos, sin = np.cos(heading)[:, None].astype(np.float32), np.sin(heading)[:, None].astype(np.float32)
-            moving = descendants(clip.parents, root)
-            dx = positions[:, moving, 0] - positions[:, root, None, 0]
-            dy = positions[:, moving, 1] - positions[:, root, None, 1]
-            local[:, moving, 0], local[:, moving, 1] = cos * dx + sin * dy, cos * dy - sin * dx
-        self.positions = positions
-        weights = np.sqrt(_bone_weights(clip))[None, :, None]
-        velocity = np.gradient(local, axis=0) * (VELOCITY_TIME / self.dt)
-        self.shape_feature = (local * weights.astype(np.float32)).reshape(len(local), -1)
-        self.feature = _principal_components(
-            np.concatenate([self.shape_feature, (velocity * weights.astype(np.float32)).reshape(len(local), -1)], axis=1))
+        self.positions = np.ascontiguousarray(pose[..., :3, 3])
+        # Every bone, those above the travelling root in armature space (they do not travel).
+        local = features.character_positions(pose, clip.parents, root_motion.find_moving_root(clip, pose))
+        feature = features.stack_features(local, self.dt, features.bone_weights(clip))
+        self.shape_feature = feature[:, : feature.shape[1] // 2]
+        self.feature = _principal_components(feature)
         acceleration = np.zeros(self.positions.shape[:2])
         acceleration[1:-1] = np.linalg.norm(self.positions[2:] - 2 * self.positions[1:-1] + self.positions[:-2], axis=-1) / self.dt**2
         typical = np.percentile(acceleration[1:-1], 95, axis=0)

@@ -11,3 +11,7 @@ class ClipError(LoopsmithError):
 
 class LoopError(LoopsmithError):
     """A loop cannot be made or found with the given range or parameters."""
+
+
+class TransitionError(LoopsmithError):
+    """A transition cannot be matched, warped or blended with the given clips, frames or parameters."""

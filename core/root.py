@@ -59,14 +59,22 @@ def _z_rotation(angle):
     return q
 
 
-def heading(rotation):
+def heading_axis(rotation):
+    """The root's own axis (0, 1, 2) that stays most horizontal over armature-space rotations ``(n, 4)``.
+
+    Mocap rest poses differ: the Bandai hips point along +X at rest.
+    """
+    return int(np.argmin(np.abs(quat.to_matrix(rotation)[:, 2, :]).mean(axis=0)))
+
+
+def heading(rotation, axis=None):
     """Heading ``(n,)`` in radians, unwrapped, of armature-space rotations ``(n, 4)``.
 
-    Measured on the root's own axis that stays most horizontal over the clip
-    (mocap rest poses differ: the Bandai hips point along +X at rest).
+    Measured on the root's ``axis`` (default :func:`heading_axis`); clips
+    compared with each other must share one.
     """
     m = quat.to_matrix(rotation)
-    axis = int(np.argmin(np.abs(m[:, 2, :]).mean(axis=0)))
+    axis = heading_axis(rotation) if axis is None else axis
     return np.unwrap(np.arctan2(m[:, 1, axis], m[:, 0, axis]))
 
 

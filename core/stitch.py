@@ -90,12 +90,12 @@ class StitchParameters:
                 raise LoopError(f"{name.replace('_', ' ')} must be above 0")
 
 
-def _cubic_position(u):
+def cubic_position(u):
     u = np.clip(u, 0.0, 1.0)
     return 2.0 * u**3 - 3.0 * u**2 + 1.0
 
 
-def _cubic_velocity(u):
+def cubic_velocity(u):
     u = np.clip(u, 0.0, 1.0)
     return u**3 - 2.0 * u**2 + u
 
@@ -119,8 +119,8 @@ def _shapes(n, dt, params):
         p_start = _softfade(since_start / params.softfade_start, params.hardness_start)
         p_end = _softfade(until_end / params.softfade_end, params.hardness_end)
     else:  # CUBIC
-        p_start = _cubic_position(since_start / params.blend_start)
-        p_end = _cubic_position(until_end / params.blend_end)
+        p_start = cubic_position(since_start / params.blend_start)
+        p_end = cubic_position(until_end / params.blend_end)
     if method == "LINEAR":
         w_start = w_end = np.zeros(n)
     else:
@@ -134,8 +134,8 @@ def velocity_shapes(n, dt, blend_start, blend_end):
     Each is 0 at both ends of the clip and has a slope only at its own end.
     """
     since_start = np.arange(n) * dt
-    w_start = blend_start * _cubic_velocity(since_start / blend_start)
-    w_end = blend_end * _cubic_velocity(since_start[::-1] / blend_end)
+    w_start = blend_start * cubic_velocity(since_start / blend_start)
+    w_end = blend_end * cubic_velocity(since_start[::-1] / blend_end)
     return w_start, w_end
 
 

@@ -1,0 +1,1 @@
+"""Transitions between clips: matching poses, aligning, blending and measuring them."""

@@ -1,0 +1,111 @@
+"""Alignment: place clip B on the floor so that it continues clip A.
+
+Only the travelling root changes, by a rigid motion of armature space: a
+rotation about the up axis (Blender Z) and a horizontal translation. Heights
+and the root's tilt are untouched. Lengths are the clips' unit (metres for
+imported mocap), angles radians, frames 0-based indices into each clip.
+"""
+
+import numpy as np
+
+from .. import quat, root as root_motion
+from ..errors import TransitionError
+
+
+def on_skeleton(clip_b, clip_a):
+    """``clip_b``'s channels on ``clip_a``'s skeleton, bones matched by name.
+
+    Both clips must share the frame rate and have every bone of A; B's extra
+    bones are dropped. The result has A's bones, parents and rest pose and
+    B's frames, so both clips can be blended channel by channel.
+    """
+    if abs(clip_a.fps - clip_b.fps) > 1e-9:
+        raise TransitionError(f"clip B plays at {clip_b.fps:g} fps, clip A at {clip_a.fps:g}: resample one first")
+    missing = [name for name in clip_a.bone_names if name not in clip_b.bone_names]
+    if missing:
+        raise TransitionError(f"clip B has no bone named {', '.join(repr(name) for name in missing[:5])} (bones are matched by name)")
+    order = np.array([clip_b.bone_names.index(name) for name in clip_a.bone_names])
+    return clip_a.with_channels(frames=clip_b.frames, location=clip_b.location[:, order], rotation=clip_b.rotation[:, order],
+                                scale=clip_b.scale[:, order])
+
+
+def travel_root(clip_a, clip_b):
+    """The bone (index, both clips on one skeleton) whose location carries the travel.
+
+    The root that travels in B, else in A (a standing clip next to a walk),
+    else the bone whose location moves most in either: even a clip in place
+    has a floor position and heading to continue.
+    """
+    for clip in (clip_b, clip_a):
+        root = root_motion.find_moving_root(clip)
+        if root is not None:
+            return root
+    travel = root_motion.location_travel(clip_a) + root_motion.location_travel(clip_b)
+    if travel.max() <= 0.0:
+        raise TransitionError("no bone's location moves in either clip: there is no root to align")
+    return int(np.argmax(travel))
+
+
+def check_frame(clip, frame, name):
+    """Raise TransitionError unless ``frame`` is a 0-based frame index of ``clip``."""
+    if not (0 <= frame < clip.num_frames) or int(frame) != frame:
+        raise TransitionError(f"frame {frame} is not a frame index of clip {name} (0 to {clip.num_frames - 1})")
+
+
+def floor_frames(poses):
+    """Horizontal positions ``(n, 2)`` and headings ``(n,)`` of roots at (clip, frame index, root bone) triples.
+
+    Headings are measured on one axis of the root (see
+    :func:`..root.heading_axis`) chosen over all the clips' frames.
+    """
+    roots = [root_motion.root_frames(clip, root)[0] for clip, _, root in poses]
+    rotations = [quat.from_matrix(pose[:, :3, :3]) for pose in roots]
+    axis = root_motion.heading_axis(np.concatenate(rotations))
+    heading = np.array([root_motion.heading(rotation, axis)[frame] for rotation, (_, frame, _) in zip(rotations, poses)])
+    return np.array([pose[frame, :2, 3] for pose, (_, frame, _) in zip(roots, poses)]), heading
+
+
+def rigidly_moved(clip, root, motion):
+    """``clip`` with its root moved by the rigid ``(4, 4)`` armature-space ``motion`` at every frame."""
+    global_root, _ = root_motion.root_frames(clip, root)
+    moved = motion @ global_root
+    return root_motion.with_root_global(clip, root, moved[:, :3, 3], quat.from_matrix(moved[:, :3, :3]))
+
+
+def floor_motion(turn, source, target):
+    """Rigid ``(4, 4)``: a turn of ``turn`` radians about Z, then the floor shift taking ``source (2,)`` to ``target (2,)``."""
+    c, s = np.cos(turn), np.sin(turn)
+    motion = np.eye(4)
+    motion[:2, :2] = ((c, -s), (s, c))
+    motion[:2, 3] = target - motion[:2, :2] @ source
+    return motion
+
+
+def shortest_turn(angle):
+    """``angle`` radians wrapped to [-pi, pi): the shortest signed turn."""
+    return (np.asarray(angle) + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def align(clip_b, frame_b, clip_a, frame_a, root_a=None, root_b=None):
+    """Clip B moved so that its character frame at ``frame_b`` is A's at ``frame_a``.
+
+    frame_a, frame_b: 0-based frame indices. root_a, root_b: the travelling
+    root's bone index in each clip (default: found, see :func:`travel_root`;
+    bones are matched by name). B's root is turned about Z by the shortest
+    signed angle between the two headings (never the long way round) and
+    shifted on the floor; its height and tilt, and every other bone, stay.
+    Returns B on its own skeleton, every frame moved by the same rigid motion.
+    """
+    check_frame(clip_a, frame_a, "A")
+    check_frame(clip_b, frame_b, "B")
+    if root_a is not None:
+        name = clip_a.bone_names[root_a]
+    elif root_b is not None:
+        name = clip_b.bone_names[root_b]
+    else:
+        name = clip_a.bone_names[travel_root(clip_a, on_skeleton(clip_b, clip_a))]
+    root_a = clip_a.bone_index(name) if root_a is None else root_a
+    root_b = clip_b.bone_index(name) if root_b is None else root_b
+    position, heading = floor_frames(((clip_a, frame_a, root_a), (clip_b, frame_b, root_b)))
+    motion = floor_motion(shortest_turn(heading[0] - heading[1]), position[1], position[0])
+    return rigidly_moved(clip_b, root_b, motion)

@@ -1,0 +1,274 @@
+"""Transitions: clip A up to a frame, a blend, then clip B aligned to continue it.
+
+Frames are 0-based indices into each clip, times seconds, lengths the clips'
+unit (metres for imported mocap), angles radians. Two blends:
+
+- INERTIALIZE switches to B at once and decays the offset between them (A's
+  pose and velocity minus B's at the switch; rotations as rotation vectors
+  applied on the left) to zero over the blend with the looping seed's cubic.
+  Across the switch the discrete seam mismatch (:func:`..stitch.seam_mismatch`)
+  is B's own: position and velocity stay continuous.
+- CROSSFADE slerps local rotations and lerps locations from A, played on past
+  its frame, to B under a weight curve, optionally along time-warped pairs.
+
+The travelling root's floor position is never blended: its displacement per
+frame in character space and its heading rate are blended and integrated
+from A's character frame at the switch (seed 004), while its height and tilt
+blend like any channel. B after the blend is aligned to where that leaves
+the character. Feet planted in A before the switch and in B after it are
+then kept planted with :func:`..footlock.lock_feet`.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import contacts, footlock, quat, root as root_motion, stitch
+from ..clip import Clip
+from ..errors import TransitionError
+from .align import align, check_frame, on_skeleton, travel_root
+
+METHODS = ("INERTIALIZE", "CROSSFADE")
+CURVES = ("smooth", "linear", "exponential")
+EXPONENTIAL_RATE = 3.0  # seed 004 chose its exponential by eye; at this rate B reaches half weight at 79% of the blend
+CHANGED = 1e-6  # quaternion components moved by less than this count as unchanged (the foot lock's IK rounds to ~1e-8)
+_UP = np.array([0.0, 0.0, 1.0])
+
+
+@dataclass
+class TransitionResult:
+    """A transition and where its parts sit, as 0-based frame indices.
+
+    clip: A's frames ``0..frame_a``, the blend, then B to its end, on A's
+    skeleton, frames numbered on from A's first. window: (first, last) result
+    indices of the frames the transition changed (the blend and the foot
+    lock); outside it the result is A before and B, rigidly aligned, after.
+    blend_end: the result index where B's frame ``end_b`` plays; from there
+    on the result is B aligned. root: the travelling root's bone index.
+    """
+
+    clip: Clip
+    window: tuple
+    frame_a: int
+    frame_b: int
+    blend_end: int
+    end_b: int
+    root: int
+    method: str
+
+
+def blend_weights(count, curve):
+    """B's weight ``(count,)`` at each frame of a crossfade: 0 on the first, 1 on the last.
+
+    smooth: ``3u^2 - 2u^3`` (one minus the cubic); linear: ``u``; exponential:
+    growing like seed 004's, ``(e^(r u) - 1) / (e^r - 1)``.
+    """
+    u = np.linspace(0.0, 1.0, count)
+    if curve == "linear":
+        return u
+    if curve == "smooth":
+        return 1.0 - stitch.cubic_position(u)
+    return np.expm1(EXPONENTIAL_RATE * u) / np.expm1(EXPONENTIAL_RATE)
+
+
+def decaying_offsets(before, count):
+    """Offsets ``(count, ...)`` that continue ``before`` smoothly and reach zero on the last.
+
+    before ``(3, ...)``: the offset signal's last three samples up to the
+    switch. The first offset is ``before[-1]`` (the switch itself), then it
+    decays by the cubic: position shape ``2u^3 - 3u^2 + 1`` plus a velocity
+    shape scaled so the seam mismatch across the switch is zero. count >= 3.
+    """
+    u = np.linspace(0.0, 1.0, count)
+    trailing = (1,) * (before.ndim - 1)
+    position, velocity = stitch.cubic_position(u).reshape((count,) + trailing), stitch.cubic_velocity(u)
+    # seam_mismatch reads the samples after the seam first, those before it last.
+    mismatch = stitch.seam_mismatch(np.concatenate([before[-1] * position[:3], before]))
+    beta = -mismatch / stitch.seam_mismatch(np.concatenate([velocity[:3], np.zeros(3)]))
+    return before[-1] * position + beta * velocity.reshape((count,) + trailing)
+
+
+def _inertialized_vectors(a_before, b_before, b_after):
+    """``b_after (count, ...)`` plus the decaying offset of ``a_before - b_before`` (each ``(3, ...)``, up to the switch)."""
+    return b_after + decaying_offsets(a_before - b_before, len(b_after))
+
+
+def _inertialized_rotations(a_before, b_before, b_after):
+    """Rotation counterpart of :func:`_inertialized_vectors`: ``exp(offset) * b``, offsets as rotation vectors."""
+    before = quat.to_rotation_vector(quat.multiply(a_before, quat.inverse(b_before)))
+    return quat.multiply(quat.from_rotation_vector(decaying_offsets(before, len(b_after))), b_after)
+
+
+def _root_tracks(clips, root):
+    """Per clip: the root's armature-space position ``(F, 3)``, heading ``(F,)`` and heading-free rotation ``(F, 4)``; and the heading axis.
+
+    Headings are measured on one axis of the root for all clips.
+    """
+    poses = [root_motion.root_frames(clip, root)[0] for clip in clips]
+    rotations = [quat.from_matrix(pose[:, :3, :3]) for pose in poses]
+    axis = root_motion.heading_axis(np.concatenate(rotations))
+    headings = [root_motion.heading(r, axis) for r in rotations]
+    return [(pose[:, :3, 3], h, quat.multiply(quat.from_axis_angle(_UP, -h), r)) for pose, h, r in zip(poses, headings, rotations)], axis
+
+
+def _steps(position, heading, index):
+    """Root steps ``(k, 3)`` between consecutive frames of ``index (k + 1,)``.
+
+    Each: the horizontal displacement in the character frame at the step's
+    start (forward and sideways, length units per frame), then the turn
+    (radians per frame).
+    """
+    d = position[index[1:], :2] - position[index[:-1], :2]
+    c, s = np.cos(heading[index[:-1]]), np.sin(heading[index[:-1]])
+    return np.stack([c * d[:, 0] + s * d[:, 1], c * d[:, 1] - s * d[:, 0], heading[index[1:]] - heading[index[:-1]]], axis=1)
+
+
+def _integrated(position, heading, steps):
+    """Horizontal positions ``(k + 1, 2)`` and headings ``(k + 1,)`` walking ``steps (k, 3)`` from (position (2,), heading)."""
+    h = heading + np.concatenate([[0.0], np.cumsum(steps[:, 2])])
+    c, s = np.cos(h[:-1]), np.sin(h[:-1])
+    world = np.stack([c * steps[:, 0] - s * steps[:, 1], s * steps[:, 0] + c * steps[:, 1]], axis=1)
+    return position + np.concatenate([np.zeros((1, 2)), np.cumsum(world, axis=0)]), h
+
+
+def _frame_pairs(clip_a, frame_a, clip_b, frame_b, count, method, pairs):
+    """(A indices, B indices), each ``(count,)``: the frames the blend runs over. TransitionError if a clip is too short."""
+    if method == "INERTIALIZE":
+        if pairs is not None:
+            raise TransitionError("time-warped pairs are for CROSSFADE: INERTIALIZE switches at one pair of frames")
+        for frame, name in ((frame_a, "A"), (frame_b, "B")):
+            if frame < 3:
+                raise TransitionError(f"INERTIALIZE needs three frames of clip {name} before its transition frame {frame}")
+        index_a = np.full(count, frame_a)  # A stops at the switch
+    elif pairs is None:
+        index_a = frame_a + np.arange(count)
+    else:
+        pairs = np.asarray(pairs)
+        if pairs.shape != (count, 2) or np.any(pairs != np.round(pairs)):
+            raise TransitionError(f"the blend lasts {count} frames: pairs must be {count} whole (A frame, B frame) rows, got shape {pairs.shape}")
+        if tuple(pairs[0]) != (frame_a, frame_b) or np.any(np.diff(pairs, axis=0) < 0):
+            raise TransitionError(f"pairs must start at ({frame_a}, {frame_b}) and never go back in either clip")
+        return pairs[:, 0].astype(int), pairs[:, 1].astype(int)
+    index_b = frame_b + np.arange(count)
+    for index, clip, name in ((index_a, clip_a, "A"), (index_b, clip_b, "B")):
+        if index[-1] >= clip.num_frames:
+            raise TransitionError(f"clip {name} ends {index[-1] - clip.num_frames + 1} frames before the blend does: transition earlier or blend shorter")
+    return index_a, index_b
+
+
+def _inertialized(a, frame_a, b, index_b, root_a, root_b):
+    """Local channels ``(count, B, ...)`` and the root's steps, heights and heading-free rotations over the blend."""
+    before_a, before_b = slice(frame_a - 2, frame_a + 1), slice(index_b[0] - 2, index_b[0] + 1)
+    channels = [_inertialized_vectors(a.location[before_a], b.location[before_b], b.location[index_b]),
+                _inertialized_rotations(a.rotation[before_a], b.rotation[before_b], b.rotation[index_b]),
+                _inertialized_vectors(a.scale[before_a], b.scale[before_b], b.scale[index_b])]
+    (position_a, heading_a, tilt_a), (position_b, heading_b, tilt_b) = root_a, root_b
+    # The root's steps are velocities already: their offset (A's last step minus B's) decays
+    # without a slope term, which would follow the noise of mocap accelerations.
+    last_step = np.array([-1, 0])
+    offset = _steps(position_a, heading_a, frame_a + last_step) - _steps(position_b, heading_b, index_b[0] + last_step)
+    fade = stitch.cubic_position(np.linspace(0.0, 1.0, len(index_b) - 1))[:, None]
+    steps = _steps(position_b, heading_b, index_b) + fade * offset
+    height = _inertialized_vectors(position_a[before_a, 2:], position_b[before_b, 2:], position_b[index_b, 2:])
+    tilt = _inertialized_rotations(tilt_a[before_a], tilt_b[before_b], tilt_b[index_b])
+    return channels, steps, height, tilt
+
+
+def _crossfaded(a, index_a, b, index_b, root_a, root_b, curve):
+    """:func:`_inertialized`'s arrays for a crossfade along the frame pairs."""
+    weight = blend_weights(len(index_a), curve)
+    w = weight[:, None, None]
+    channels = [(1.0 - w) * a.location[index_a] + w * b.location[index_b],
+                quat.slerp(a.rotation[index_a], b.rotation[index_b], weight[:, None]),
+                (1.0 - w) * a.scale[index_a] + w * b.scale[index_b]]
+    (position_a, heading_a, tilt_a), (position_b, heading_b, tilt_b) = root_a, root_b
+    step_weight = 0.5 * (weight[1:] + weight[:-1])[:, None]
+    steps = (1.0 - step_weight) * _steps(position_a, heading_a, index_a) + step_weight * _steps(position_b, heading_b, index_b)
+    height = (1.0 - weight[:, None]) * position_a[index_a, 2:] + weight[:, None] * position_b[index_b, 2:]
+    tilt = quat.slerp(tilt_a[index_a], tilt_b[index_b], weight)
+    return channels, steps, height, tilt
+
+
+def _joined(parts):
+    """One clip of ``parts`` played one after the other, frames numbered on from the first part's."""
+    first = parts[0]
+    rotation = quat.unroll(np.concatenate([part.rotation for part in parts]))
+    count = len(rotation)
+    return first.with_channels(frames=first.frames[0] + np.arange(count, dtype=float), rotation=rotation,
+                               location=np.concatenate([part.location for part in parts]),
+                               scale=np.concatenate([part.scale for part in parts]))
+
+
+def _planted(result, reference, blended):
+    """``result`` with the legs :func:`..footlock.lock_feet` re-solved around the blend, and the frames it changed ``(F,)``.
+
+    blended: mask ``(F,)`` of the frames the blend changed. lock_feet closes
+    a loop; played forward then back, the transition is a closed loop whose
+    ends are untouched contacts, so only contacts that the blend moved are
+    planted. Only changes joined to the blend are kept (the IK also nudges
+    fully stretched knees far from it).
+    """
+    there_and_back = np.r_[0:result.num_frames, result.num_frames - 2:-1:-1]
+    locked = footlock.lock_feet(reference.take_frames(there_and_back), result.take_frames(there_and_back))
+    rotation = locked.rotation[:result.num_frames]
+    changed = blended | (np.abs(rotation - result.rotation) > CHANGED).any(axis=(1, 2))
+    runs = [(start, stop) for start, stop in contacts.contact_segments(changed) if blended[start:stop].any()]
+    kept = np.zeros_like(changed)
+    for start, stop in runs:
+        kept[start:stop] = True
+    return result.with_channels(rotation=np.where(kept[:, None, None], rotation, result.rotation)), kept
+
+
+def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", curve="smooth", pairs=None, lock_feet=True):
+    """Clip A up to ``frame_a``, a blend of ``length`` seconds, then clip B aligned to continue it.
+
+    frame_a, frame_b: 0-based frame indices where the transition starts in
+    each clip (B is aligned so its character frame there is A's). method:
+    INERTIALIZE or CROSSFADE (see the module). curve: CROSSFADE's weight
+    curve, one of :data:`CURVES`. pairs: ``(P, 2)`` integer (A frame, B frame)
+    rows for CROSSFADE to blend instead of the one-to-one run (a time warp:
+    starting at (frame_a, frame_b), never going back), one per blend frame,
+    so ``P = round(length * fps) + 1``. lock_feet: keep planted feet planted.
+    Bones are matched by name; the result is on A's skeleton. TransitionError for
+    frames, lengths or pairs that do not fit the clips.
+    """
+    if method not in METHODS:
+        raise TransitionError(f"unknown transition method '{method}' (one of {', '.join(METHODS)})")
+    if curve not in CURVES:
+        raise TransitionError(f"unknown blend curve '{curve}' (one of {', '.join(CURVES)})")
+    check_frame(clip_a, frame_a, "A")
+    check_frame(clip_b, frame_b, "B")
+    span = int(round(length * clip_a.fps)) if np.isfinite(length) else 0
+    if span < 3:
+        raise TransitionError(f"a blend of {length:g} s is under three frames at {clip_a.fps:g} fps")
+    b = on_skeleton(clip_b, clip_a)
+    index_a, index_b = _frame_pairs(clip_a, frame_a, b, frame_b, span + 1, method, pairs)
+    root = travel_root(clip_a, b)
+    tracks, axis = _root_tracks((clip_a, b), root)
+    if method == "INERTIALIZE":
+        channels, root_steps, height, tilt = _inertialized(clip_a, frame_a, b, index_b, *tracks)
+    else:
+        channels, root_steps, height, tilt = _crossfaded(clip_a, index_a, b, index_b, *tracks, curve)
+    (position_a, heading_a, _), _ = tracks
+    floor, heading = _integrated(position_a[frame_a, :2], heading_a[frame_a], root_steps)
+    location, rotation, scale = channels
+    # Blending can tip the root's heading axis sideways: the heading is the blended one alone.
+    tilt = quat.multiply(quat.from_axis_angle(_UP, -root_motion.heading(tilt, axis)), tilt)
+    blend = clip_a.with_channels(frames=np.arange(span + 1, dtype=float), location=location, rotation=quat.unroll(rotation), scale=scale)
+    blend = root_motion.with_root_global(blend, root, np.concatenate([floor, height], axis=1), quat.multiply(quat.from_axis_angle(_UP, heading), tilt))
+    b_placed = align(b, index_b[-1], blend, span, root, root)
+
+    result = _joined([clip_a.slice_frames(0, frame_a + 1), blend.slice_frames(1, span), b_placed.slice_frames(index_b[-1], b.num_frames)])
+    changed = np.zeros(result.num_frames, dtype=bool)
+    changed[frame_a + 1:frame_a + span] = True
+    if lock_feet:
+        # What the feet follow: A up to the switch, then B as placed (a crossfade follows A while A weighs more).
+        follows_a = blend_weights(span + 1, curve)[1:span] < 0.5 if method == "CROSSFADE" else np.zeros(span - 1, dtype=bool)
+        middle = b_placed.take_frames(index_b[1:span]).with_channels(
+            location=np.where(follows_a[:, None, None], clip_a.location[index_a[1:span]], b_placed.location[index_b[1:span]]),
+            rotation=np.where(follows_a[:, None, None], clip_a.rotation[index_a[1:span]], b_placed.rotation[index_b[1:span]]))
+        reference = _joined([clip_a.slice_frames(0, frame_a + 1), middle, b_placed.slice_frames(index_b[-1], b.num_frames)])
+        result, changed = _planted(result, reference, changed)
+    window = np.flatnonzero(changed)
+    return TransitionResult(result, (int(window[0]), int(window[-1])), int(frame_a), int(frame_b), int(frame_a + span),
+                            int(index_b[-1]), int(root), method)

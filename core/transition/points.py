@@ -1,0 +1,144 @@
+"""Transition points: where clip A can hand over to clip B, ranked by the windowed pose distance.
+
+A candidate (i, j) blends A's frames i .. i + window - 1 with B's frames
+j .. j + window - 1; its cost is their windowed feature distance (see
+:mod:`.distance`) plus, when contacts count, a penalty for every frame of
+the window whose planted feet differ (seed 003: blend only motions whose
+foot contacts match). The penalty per foot and frame is the mean distance
+between the two clips' frames, so a pair whose stance differs costs as much
+as a random one: matching pairs win wherever the region has them.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import contacts as foot_contacts, kinematics, quat, root as root_motion
+from ..errors import TransitionError
+from ..footlock import leg_chains
+from ..metrics import descendants
+from . import distance, features
+
+WINDOW_SECONDS = 0.3  # seconds of both clips a candidate's distance sums over
+SEPARATION_SECONDS = 0.2  # candidates are local minima this far apart at least
+REACH_SECONDS = 2.0  # "end_start": the last seconds of A, the first of B (about two gait periods)
+REGIONS = ("end_start", "anywhere")
+
+
+@dataclass
+class Candidate:
+    frame_a: int  # clip A's frame number where the blend window starts
+    frame_b: int  # clip B's frame number where it starts
+    cost: float  # ranking cost: distance plus the contact penalty
+    distance: float  # windowed squared feature distance alone (length unit squared)
+    contact_match: bool  # the same feet planted in both at the window's middle; None without feet
+
+
+def _planted_feet(clip, pose, ankles):
+    """Mask ``(F, legs)``: a leg's foot (its ankle or a bone below it) is planted, see :func:`..contacts.detect_contacts`."""
+    positions = pose[..., :3, 3]
+    planted = np.zeros((clip.num_frames, len(ankles)), dtype=bool)
+    for leg, ankle in enumerate(ankles):  # one vector pass per leg
+        foot = np.flatnonzero(descendants(clip.parents, clip.bone_index(ankle)))
+        planted[:, leg] = foot_contacts.detect_contacts(positions[:, foot], clip.dt).any(axis=1)
+    return planted
+
+
+def _index_range(clip, first, last, window, which):
+    """Frame indices [first, last] of the window starts, checked against the clip."""
+    frames = clip.frames
+    latest = frames[-1] - (window - 1)
+    if not (frames[0] <= first <= last <= latest):
+        raise TransitionError(f"clip {which}: window starts {first:g}-{last:g} must lie within frames {frames[0]:g}-{latest:g} "
+                        f"(the clip's frames less the {window}-frame matching window), first before last")
+    return int(first - frames[0]), int(last - frames[0])
+
+
+def _regions(clip_a, clip_b, region, window, reach):
+    """Index ranges ((a0, a1), (b0, b1)) where windows may start, inclusive, from a region (see transition_candidates)."""
+    if isinstance(region, str):
+        if region not in REGIONS:
+            raise TransitionError(f"unknown transition region '{region}': use one of {', '.join(REGIONS)} or ((a0, a1), (b0, b1)) frames")
+        a_last, b_last = clip_a.num_frames - window, clip_b.num_frames - window
+        if min(a_last, b_last) < 0:
+            raise TransitionError(f"a clip of {min(clip_a.num_frames, clip_b.num_frames)} frames is shorter than the matching window of {window} frames")
+        if region == "anywhere":
+            return (0, a_last), (0, b_last)
+        frames = int(round(reach * clip_a.fps))
+        return (max(a_last - frames, 0), a_last), (0, min(frames, b_last))
+    try:
+        (a0, a1), (b0, b1) = region
+    except (TypeError, ValueError):
+        raise TransitionError(f"a transition region must be 'end_start', 'anywhere' or ((a0, a1), (b0, b1)) frames, got {region!r}") from None
+    return _index_range(clip_a, a0, a1, window, "A"), _index_range(clip_b, b0, b1, window, "B")
+
+
+def _mean_distance(fa, fb):
+    """Mean squared distance between every row of ``fa (Fa, K)`` and every row of ``fb (Fb, K)``, in O(F K)."""
+    mean_a, mean_b = fa.mean(axis=0, dtype=float), fb.mean(axis=0, dtype=float)
+    spread = ((fa - mean_a) ** 2).sum(axis=1).mean() + ((fb - mean_b) ** 2).sum(axis=1).mean()
+    return float(spread + ((mean_a - mean_b) ** 2).sum())
+
+
+def matching_features(clip_a, clip_b, joints=None, poses=None):
+    """Pose features (fa ``(Fa, K)``, fb ``(Fb, K)``) float32 of two clips, comparable with each other.
+
+    joints: see :func:`.features.joint_indices`, chosen on A and found by
+    name in B (TransitionError if B lacks one), weighted alike by A's bone lengths;
+    both clips' headings measured on one axis of their roots. poses: the
+    clips' float32 armature-space matrices, when already computed.
+    """
+    if poses is None:
+        poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
+    roots = [features.character_root(clip, pose) for clip, pose in zip((clip_a, clip_b), poses)]
+    indices = features.joint_indices(clip_a, joints, roots[0])
+    names = [clip_a.bone_names[index] for index in indices]
+    weights = features.bone_weights(clip_a)[indices]
+    # One heading axis for both, or their character frames could differ by a constant turn.
+    axis = root_motion.heading_axis(np.concatenate([quat.from_matrix(pose[:, root, :3, :3]) for pose, root in zip(poses, roots)]))
+    return tuple(features.pose_features(clip, names, weights, pose=pose, root=root, heading_axis=axis)
+                 for clip, pose, root in zip((clip_a, clip_b), poses, roots))
+
+
+def transition_candidates(clip_a, clip_b, region="end_start", window_seconds=WINDOW_SECONDS, limit=8, contacts=True,
+                          joints=None, separation_seconds=SEPARATION_SECONDS, reach_seconds=REACH_SECONDS):
+    """Where ``clip_a`` can hand over to ``clip_b``: up to ``limit`` candidates, lowest cost first.
+
+    region: "end_start" (A's windows starting in its last ``reach_seconds``,
+    B's in its first), "anywhere", or ``((a0, a1), (b0, b1))``: the clips'
+    frame numbers where windows may start, inclusive. window_seconds: the
+    stretch of both clips compared (see :mod:`.distance`). contacts: prefer
+    pairs with the same feet planted (see the module's notes). joints: see
+    :func:`matching_features`. Candidates are local minima at least
+    ``separation_seconds`` apart. TransitionError names what does not fit (frame
+    rates, missing bones, a region outside a clip).
+    """
+    if abs(clip_a.fps - clip_b.fps) > 1e-6 * clip_a.fps:
+        raise TransitionError(f"the clips play at {clip_a.fps:g} and {clip_b.fps:g} fps: resample one to match the other first")
+    window = max(1, int(round(window_seconds * clip_a.fps)))
+    separation = max(1, int(round(separation_seconds * clip_a.fps)))
+    (a0, a1), (b0, b1) = _regions(clip_a, clip_b, region, window, reach_seconds)
+
+    poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
+    fa, fb = matching_features(clip_a, clip_b, joints, poses)
+    fa, fb = fa[a0:a1 + window], fb[b0:b1 + window]
+
+    ankles = [clip_a.bone_names[ankle] for *_, ankle in leg_chains(clip_a)]
+    planted = None
+    if ankles:
+        planted = [_planted_feet(clip, pose, ankles)[first:last + window]
+                   for clip, pose, (first, last) in zip((clip_a, clip_b), poses, ((a0, a1), (b0, b1)))]
+    ranked_a, ranked_b = fa, fb
+    if contacts and planted is not None:
+        # One column per foot: its squared difference is the penalty when the feet disagree.
+        penalty = np.float32(np.sqrt(_mean_distance(fa, fb)))
+        ranked_a, ranked_b = (np.concatenate([f, penalty * p.astype(np.float32)], axis=1) for f, p in zip((fa, fb), planted))
+    pairs, costs = distance.best_pairs(ranked_a, ranked_b, limit, window, separation)
+
+    steps = np.arange(window)
+    candidates = []
+    for (i, j), cost in zip(pairs, costs):  # the few candidates found
+        pose_distance = float(((fa[i + steps] - fb[j + steps]) ** 2).sum(dtype=float))
+        match = None if planted is None else bool(np.array_equal(planted[0][i + window // 2], planted[1][j + window // 2]))
+        candidates.append(Candidate(int(clip_a.frames[a0 + i]), int(clip_b.frames[b0 + j]), float(cost), pose_distance, match))
+    return candidates
