@@ -34,6 +34,25 @@ RANGE_MODE_ITEMS = (
     ("ACTION", "Action Range", "Loop the action's whole frame range"),
     ("MANUAL", "Manual", "Loop the frames from Start to End"),
 )
+TRANSITION_METHOD_ITEMS = (
+    ("AUTO", "Automatic", "Try both blends and a few lengths; keep the least visible"),
+    ("INERTIALIZE", "Inertialize", "Switch to the target at once and let the difference die away over the blend"),
+    ("CROSSFADE", "Crossfade", "Fade from the source, played on, to the target over the blend"),
+)
+POINT_MODE_ITEMS = (
+    ("AUTO", "Automatic", "Find the best transition point near the source's end and the target's start"),
+    ("FOUND", "Found Point", "The point chosen in the Transition list"),
+    ("MANUAL", "Manual", "Blend from the source's frame A into the target's frame B"),
+)
+JOINT_SET_ITEMS = (
+    ("ALL", "All", "Match the whole body"),
+    ("LOWER", "Lower Body", "Match the hips, legs and feet (gaits)"),
+    ("UPPER", "Upper Body", "Match the spine, arms and head"),
+)
+JOINT_WEIGHT_ITEMS = (
+    ("LENGTH", "Bone Length", "Weigh each joint by the length of its bone"),
+    ("UNIFORM", "Uniform", "Weigh every joint alike"),
+)
 GRADE_ITEMS = (
     ("GOOD", "Good", "A raw cut would already be hard to see", "STRIP_COLOR_04", 0),
     ("FAIR", "Fair", "A visible cut that Make Loop can hide", "STRIP_COLOR_03", 1),
@@ -83,6 +102,38 @@ def find_loop_properties():
     }
 
 
+def _matching_action_names(self, context, edit_text):
+    """Names of the actions whose bones the active armature has (the target picker's list)."""
+    from .bridge import clip_io
+
+    obj = context.active_object
+    if obj is None or obj.type != "ARMATURE":
+        return []
+    text = edit_text.lower()
+    return [action.name for action in bpy.data.actions
+            if text in action.name.lower() and clip_io.action_problem(action, obj) is None]
+
+
+def transition_properties():
+    """Fresh definitions of Make Transition's parameters (frames are frame numbers, times seconds)."""
+    return {
+        "target_action": StringProperty(name="Target", description="The action to blend into (any action whose bones this armature has)",
+                                        search=_matching_action_names, search_options={"SORT", "SUGGESTION"}),
+        "point_mode": EnumProperty(name="Point", items=POINT_MODE_ITEMS, default="AUTO"),
+        "frame_a": IntProperty(name="Frame A", description="Source frame where the blend starts", default=1),
+        "frame_b": IntProperty(name="Frame B", description="Target frame where the blend starts", default=1),
+        "transition_method": EnumProperty(name="Method", items=TRANSITION_METHOD_ITEMS, default="AUTO"),
+        "auto_length": BoolProperty(name="Automatic Length", description="Choose the blend length from how much the two motions differ", default=True),
+        "blend_length": FloatProperty(name="Blend Length", description="Duration of the blend", default=0.5, min=0.1, soft_max=2.0,
+                                      subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"),
+        "use_timewarp": BoolProperty(name="Time Warp", description="Pair the crossfaded frames along the best time warp, not one to one", default=True),
+        "use_align": BoolProperty(name="Align Target", description="Turn and move the target on the floor so it continues the source", default=True),
+        "joint_set": EnumProperty(name="Joints", description="Joints compared to find the point", items=JOINT_SET_ITEMS, default="ALL"),
+        "joint_weights": EnumProperty(name="Weights", description="How the compared joints count", items=JOINT_WEIGHT_ITEMS, default="LENGTH"),
+        "transition_lock_feet": BoolProperty(name="Lock Feet", description="Keep feet planted through the blend", default=True),
+    }
+
+
 def chosen_candidate(settings):
     """The candidate selected in Find Loop's list, or None."""
     if 0 <= settings.active_candidate < len(settings.candidates):
@@ -101,18 +152,23 @@ def stale_candidates(settings, obj):
     return None
 
 
+# A mode and the frames that, given without it, mean MANUAL.
+_MANUAL_FRAMES = {"range_mode": ("frame_start", "frame_end"), "point_mode": ("frame_a", "frame_b")}
+
+
 def copy_scene_settings(operator, settings, names):
     """Give the operator the scene's values for the properties its caller did not set.
 
-    A caller that sets the frame range but not the range mode gets that range (MANUAL).
+    A caller that sets the frames (a range, a transition point) but not their mode gets those frames (MANUAL).
     """
     is_set = operator.properties.is_property_set
-    range_given = "range_mode" in names and not is_set("range_mode") and (is_set("frame_start") or is_set("frame_end"))
+    manual = [mode for mode, frames in _MANUAL_FRAMES.items()
+              if mode in names and not is_set(mode) and any(is_set(frame) for frame in frames)]
     for name in names:
         if not is_set(name):
             setattr(operator, name, getattr(settings, name))
-    if range_given:
-        operator.range_mode = "MANUAL"
+    for mode in manual:
+        setattr(operator, mode, "MANUAL")
 
 
 class LoopsmithCandidate(bpy.types.PropertyGroup):
@@ -125,6 +181,33 @@ class LoopsmithCandidate(bpy.types.PropertyGroup):
         "score": FloatProperty(name="Score", description="Predicted seam visibility of a raw cut (lower is better)"),
         "grade": EnumProperty(name="Grade", items=GRADE_ITEMS),
     }
+
+
+class LoopsmithTransitionPoint(bpy.types.PropertyGroup):
+    """One transition point found by Make Transition (frame numbers)."""
+
+    __annotations__ = {
+        "frame_a": IntProperty(name="Frame A"),
+        "frame_b": IntProperty(name="Frame B"),
+        "cost": FloatProperty(name="Cost", description="Pose distance over the matching window plus the foot-contact penalty (lower is better)"),
+        "contact_match": BoolProperty(name="Feet Match", description="The same feet are planted in both clips"),
+    }
+
+
+def chosen_transition_point(settings):
+    """The point selected in the Transition list, or None."""
+    if 0 <= settings.active_transition_point < len(settings.transition_points):
+        return settings.transition_points[settings.active_transition_point]
+    return None
+
+
+def stale_transition_points(settings, target):
+    """Why the Transition list does not belong to blending into ``target``, or None when it does (it names its own source)."""
+    if settings.points_source is None or settings.points_target is None:
+        return "The Transition list is out of date: run Make Transition with an automatic point"
+    if settings.points_target != target:
+        return f"The Transition list is for '{settings.points_source.name}' to '{settings.points_target.name}': run Make Transition again"
+    return None
 
 
 class LoopsmithResult(bpy.types.PropertyGroup):
@@ -161,13 +244,21 @@ class LoopsmithSettings(bpy.types.PropertyGroup):
         "candidates_object": PointerProperty(type=bpy.types.Object),
         "candidates_action": PointerProperty(type=bpy.types.Action),
         "result": PointerProperty(type=LoopsmithResult),
+        **transition_properties(),
+        "transition_points": CollectionProperty(type=LoopsmithTransitionPoint),
+        "active_transition_point": IntProperty(name="Transition Point", default=-1),
+        # What the points were found between.
+        "points_source": PointerProperty(type=bpy.types.Action),
+        "points_target": PointerProperty(type=bpy.types.Action),
+        "distance_image": PointerProperty(type=bpy.types.Image, description="The last transition's distance map"),
     }
 
 
 MAKE_LOOP_NAMES = tuple(make_loop_properties())
 FIND_LOOP_NAMES = tuple(find_loop_properties())
+TRANSITION_NAMES = tuple(transition_properties())
 
-classes = (LoopsmithCandidate, LoopsmithResult, LoopsmithSettings)
+classes = (LoopsmithCandidate, LoopsmithTransitionPoint, LoopsmithResult, LoopsmithSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

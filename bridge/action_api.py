@@ -15,13 +15,18 @@ FCURVES_NEW_TAKES_GROUP = bpy.app.version >= (5, 0, 0)
 
 
 def _assigned_slot(obj, action):
+    """The slot ``obj`` plays ``action`` on; for an action it does not play, the first object slot with curves."""
     anim = obj.animation_data
     if anim is not None and anim.action == action and anim.action_slot is not None:
         return anim.action_slot
-    for slot in action.slots:
-        if slot.target_id_type == "OBJECT":
+    from bpy_extras.anim_utils import action_get_channelbag_for_slot
+
+    slots = [slot for slot in action.slots if slot.target_id_type == "OBJECT"]
+    for slot in slots:  # another armature's action: its slot has the keys, an empty one would read as no keys
+        channelbag = action_get_channelbag_for_slot(action, slot)
+        if channelbag is not None and len(channelbag.fcurves):
             return slot
-    return None
+    return slots[0] if slots else None
 
 
 def fcurves_of(action, obj):

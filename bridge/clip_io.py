@@ -5,6 +5,7 @@ I/O is bulk: keys are read with ``foreach_get`` and written with ``add`` +
 taken as stored; only sparse or modified curves are evaluated per frame.
 """
 
+import re
 from dataclasses import dataclass
 
 import bpy
@@ -21,6 +22,8 @@ _TRANSFORMS = ("location", "rotation_euler", "rotation_quaternion", "rotation_ax
 #: above every bone (identity rest), so travel on the object loops and is measured like a root bone's.
 #: Also the group Blender files object transform curves under.
 OBJECT_CHANNELS = "Object Transforms"
+_BONE_PATH = re.compile(r'pose\.bones\["((?:[^"\\]|\\.)*)"\]')
+_UNESCAPE = re.compile(r"\\(.)")  # bpy.utils.escape_identifier's backslashes
 _CONSTANT_INTERPOLATION = 0  # the 'CONSTANT' item of a keyframe's interpolation, as foreach_get reads it
 
 
@@ -58,6 +61,27 @@ def require_action(obj):
     if action is None:
         raise ClipError(f"armature '{obj.name}' has no action")
     return action
+
+
+def animated_bones(action, obj):
+    """Names of the bones ``action`` has curves for, as it would animate ``obj`` (on its slot for ``obj``)."""
+    names = set()
+    for fcurve in action_api.fcurves_of(action, obj):
+        match = _BONE_PATH.match(fcurve.data_path)
+        if match:
+            names.add(_UNESCAPE.sub(r"\1", match.group(1)))
+    return names
+
+
+def action_problem(action, obj):
+    """Why ``action`` cannot play on the armature ``obj`` (a bone it animates is missing, or none), or None when its bones match."""
+    bones = animated_bones(action, obj)
+    if not bones:
+        return f"action '{action.name}' animates no bones"
+    missing = sorted(bones - set(obj.data.bones.keys()))
+    if missing:
+        return f"action '{action.name}' animates bones '{obj.name}' does not have: {', '.join(repr(name) for name in missing[:5])}"
+    return None
 
 
 def _has_active_modifiers(fcurve):
@@ -170,20 +194,28 @@ def bones_parents_first(armature):
     return sorted(bones, key=lambda bone: depth[bone.name])
 
 
-def read_clip(obj, frame_start=None, frame_end=None, fps=None):
+def read_clip(obj, frame_start=None, frame_end=None, fps=None, action=None):
     """Read an armature object's action into a Clip over a frame range.
 
     frame_start, frame_end: inclusive integer frames; default the action's
     frame range (a WRAP loop's: its n distinct frames). fps: default the
-    scene's. When the action animates the object's own transform, the clip's
+    scene's. action: another action to read as it would play on ``obj``
+    (ClipError unless its bones match, see :func:`action_problem`); default
+    the object's own. When the action animates the object's own transform, the clip's
     first bone is :data:`OBJECT_CHANNELS` (the object, parent of the root
     bones), so the clip is what plays in world space. Raises ClipError on bad
     input (no armature, no bones, no action, a range under two frames or
     outside the keys, NaN or infinite values); nothing is modified.
     """
-    action = require_action(obj)
+    own = require_action(obj)
     if not obj.data.bones:
         raise ClipError(f"armature '{obj.name}' has no bones")
+    if action is None:
+        action = own
+    else:
+        problem = action_problem(action, obj)
+        if problem:
+            raise ClipError(problem)
     start, end = resolve_range(action, frame_start, frame_end)
     curves = _ActionCurves(action, obj)
     key_first, key_last = curves.key_extent()

@@ -38,6 +38,12 @@ def collect(paths, earlier_outputs=(), include_outputs=False):
     return unique, skipped
 
 
+def output_suffixes(path, formats):
+    """The output suffixes of input ``path`` for ``--format`` ``formats`` ('same': the input's; glTF is written as GLB)."""
+    suffixes = (path.suffix.lower() if name == "same" else "." + name for name in formats)
+    return tuple(dict.fromkeys(".glb" if suffix == ".gltf" else suffix for suffix in suffixes))
+
+
 def _prefixed(path, depth):
     folders = real(path).parent.parts[1:]  # without the filesystem root
     return "-".join((*folders[len(folders) - depth:], path.stem))

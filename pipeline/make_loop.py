@@ -3,12 +3,13 @@
 import argparse
 
 from ..core import loop, stitch
-from . import options as types
+from . import inputs, options as types
 
 NAME = "make-loop"
 HELP = "loop every armature of the given files and folders"
 OUTPUT_TAG = "_loop"  # outputs are <input stem>_loop.<format>
 JOB = "make_loop_job"
+DONE = "looped"  # what the summary says of a finished task
 
 METHODS_HELP = "methods (--method):\n" + "\n".join(f"  {name:19s} {text}" for name, (_, text) in stitch.METHOD_INFO.items()) + """
 
@@ -37,12 +38,6 @@ _AUTO_OPTIONS = (
     ("--min-length", types.seconds, 0.4, "shortest loop, seconds"),
     ("--max-length", types.seconds, 4.0, "longest loop, seconds"),
 )
-
-
-def output_suffixes(path, formats):
-    """The output suffixes of input ``path`` for ``--format`` ``formats`` ('same': the input's; glTF is written as GLB)."""
-    suffixes = (path.suffix.lower() if name == "same" else "." + name for name in formats)
-    return tuple(dict.fromkeys(".glb" if suffix == ".gltf" else suffix for suffix in suffixes))
 
 
 def stitch_fields():
@@ -81,6 +76,12 @@ def add_arguments(parser):
     for flag, kind, default, text in _AUTO_OPTIONS:
         parser.add_argument(flag, type=kind, help=f"with --auto: {text} (default: {default:g})")
     parser.epilog = METHODS_HELP
+
+
+def plan(files, options):
+    """One task per file, each with its output stem (distinct wherever two inputs' outputs would clash)."""
+    stems = inputs.output_stems(files, lambda path: inputs.output_suffixes(path, options.format))
+    return [(path,) for path in files], [stems[str(path)] for path in files]
 
 
 def check(options):

@@ -11,17 +11,15 @@ from ..bridge import clip_io
 from ..core import detect, loop, stitch
 from ..core.errors import LoopError, LoopsmithError
 from . import export, importers, interrupts, outputs, report
-from .inputs import real
-from .make_loop import OUTPUT_TAG, output_suffixes, stitch_fields
+from .inputs import output_suffixes
+from .make_loop import OUTPUT_TAG, stitch_fields
 
 
 def _targets(stem, obj_name, several, options, path, inputs):
     """One output path per requested format; never any input of the run."""
     base = f"{stem}_{obj_name}" if several else stem
     targets = [options.out / f"{base}{OUTPUT_TAG}{suffix}" for suffix in output_suffixes(path, options.format)]
-    for target in targets:
-        if str(real(target)) in inputs:
-            raise LoopError(f"its output {target} is an input of this run; choose another output folder (-o)")
+    outputs.refuse_inputs(targets, inputs)
     return targets
 
 
@@ -67,13 +65,14 @@ def _loop_armature(obj, path, options, targets, settings, bvh_source):
     return entry
 
 
-def process_file(path, options, stem, inputs):
-    """Loop every armature with an action in one file; one report entry each (or one error entry).
+def process(task, options, stem, inputs):
+    """Loop every armature with an action in the task's one file; one report entry each (or one error entry).
 
     ``stem``: the file's output stem; ``inputs``: real paths of every input
     of the run (as strings), which no output may replace. Each entry's
     ``seconds`` covers its own loop; ``import_seconds`` the file's import.
     """
+    (path,) = task
     started = time.perf_counter()
     try:
         settings, header = importers.load(path, options)

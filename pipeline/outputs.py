@@ -21,6 +21,13 @@ class OutputError(LoopsmithError):
         self.path, self.reason = path, reason
 
 
+def refuse_inputs(targets, inputs):
+    """OutputError if any of ``targets`` is one of the run's ``inputs`` (real paths, as strings)."""
+    for target in targets:
+        if os.path.realpath(target) in inputs:
+            raise OutputError(target, "it is an input of this run; choose another output folder (-o)")
+
+
 def temporary_path(target):
     """A name beside ``target`` that no other process or run picks: hidden, with pid and random part."""
     target = pathlib.Path(target)

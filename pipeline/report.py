@@ -5,10 +5,16 @@ page is drawn from the JSON entries alone: inline SVG charts and a stick
 figure animated by a small inline script, no external resource.
 """
 
+import base64
+import dataclasses
 import html
 import json
 import math
 import pathlib
+import struct
+import zlib
+
+import numpy as np
 
 from ..core import preview
 
@@ -110,6 +116,49 @@ def loop_entry(path, armature, outputs, result, detection, start, end, seconds):
             },
         )
     return entry
+
+
+def _png(gray):
+    """A greyscale PNG of ``gray`` ``(h, w)`` uint8 (zlib and struct: no image library needed)."""
+    height, width = gray.shape
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + row.tobytes() for row in np.ascontiguousarray(gray, dtype=np.uint8))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+
+
+def _distance_picture(made):
+    """The distance map as a PNG (rows: FROM's frames upwards, columns: TO's; dark: alike), square-root scaled for contrast."""
+    values = np.sqrt(np.maximum(np.asarray(made.distance, dtype=np.float64), 0.0))
+    low, high = float(values.min()), float(values.max())
+    gray = np.round(255.0 * (values - low) / max(high - low, 1e-12)).astype(np.uint8)
+    return {"frames": [[int(v) for v in pair] for pair in made.distance_frames], "shape": list(gray.shape),
+            "png": base64.b64encode(_png(gray[::-1])).decode("ascii")}  # the first row at the bottom, as the chart's axis runs
+
+
+def transition_entry(source, target, armature, outputs, made, seconds):
+    """The report of one transition (``made``: a :class:`~..core.transition.make.Transition`).
+
+    ``transition.window`` gives the 0-based indices, in the written file's
+    frames, of the frames the blend changed; frames are the clips' own numbers.
+    """
+    first, last = made.window
+    return {
+        "file": str(source), "to": str(target), "armature": armature, "status": "ok", "outputs": [str(output) for output in outputs],
+        "frames": int(made.clip.num_frames), "seconds": round(seconds, 3),
+        "transition": {
+            "from_frame": int(made.frame_a), "to_frame": int(made.frame_b), "window": [int(first), int(last)],
+            "method": made.method, "length_s": round(float(made.length), 3),
+            "metrics": {name: round(float(value), 4) for name, value in dataclasses.asdict(made.metrics).items()},
+            "candidates": [{"from_frame": int(c.frame_a), "to_frame": int(c.frame_b), "cost": round(float(c.cost), 4),
+                            "contact_match": bool(c.contact_match)} for c in made.candidates],
+            "distance_map": _distance_picture(made),
+            "path": made.path.astype(int).tolist() if made.path is not None else None,
+        },
+    }
 
 
 def error_entry(path, reason, seconds, armature=""):
@@ -384,12 +433,44 @@ def player_html(figure, width=380, height=260):
             '</div></div>')
 
 
+def distance_svg(transition):
+    """The distance map between FROM's and TO's frames, the chosen point circled and the time-warp path drawn on it."""
+    picture = transition["distance_map"]
+    (a0, a1), (b0, b1) = picture["frames"]
+    chart = _Chart("distance map", (b0, b1 + 1), (a0, a1 + 1), "TO's frame", "FROM's frame", width=420, height=380)
+    chart.parts.append(f'<image x="{chart.LEFT}" y="{chart.TOP}" width="{chart.plot_width}" height="{chart.plot_height}" '
+                       f'preserveAspectRatio="none" style="image-rendering:pixelated" href="data:image/png;base64,{picture["png"]}"/>')
+    if transition.get("path"):
+        chart.polyline([b + 0.5 for _, b in transition["path"]], [a + 0.5 for a, _ in transition["path"]], _LOOP, "path", width=2)
+    x, y = chart.x(transition["to_frame"] + 0.5), chart.y(transition["from_frame"] + 0.5)
+    chart.parts.append(f'<circle class="chosen" cx="{x:.1f}" cy="{y:.1f}" r="6" fill="none" stroke="{_SEAM}" stroke-width="2"/>')
+    return chart.svg() + _legend([(_SEAM, "the transition point", "line"), (_LOOP, "time-warp path", "line")])
+
+
+def _transition_section(heading, entry):
+    t, m = entry["transition"], entry["transition"]["metrics"]
+    outputs = ", ".join(f"<code>{html.escape(output)}</code>" for output in entry["outputs"]) or "none"
+    facts = (f"<p>From {html.escape(pathlib.Path(entry['file']).name)} frame {t['from_frame']} into "
+             f"{html.escape(pathlib.Path(entry['to']).name)} frame {t['to_frame']}: {t['method'].lower()}, {t['length_s']:g} s; "
+             f"the blend changes frames {t['window'][0]}-{t['window'][1]} of the {entry['frames']} written. Visibility "
+             f"{m['visibility']:.2f} (1 = as sharp as the clips' own runs this long); root speed jump {m['root_speed_jump']:.2f} "
+             f"(the clips' own largest {m['clips_root_speed_jump']:.2f}) m/s per frame step; heading rate {m['heading_rate']:.2f} "
+             f"(clips {m['clips_heading_rate']:.2f}) rad/s; toe skating {m['skating']:.3f} (clips {m['clips_skating']:.3f}) m/s. "
+             f"Output: {outputs}.</p>")
+    ranked = "".join(f"<li>{c['from_frame']} &rarr; {c['to_frame']}: cost {c['cost']:.3g}{'' if c['contact_match'] else ', feet differ'}</li>"
+                     for c in t["candidates"])
+    candidates = f"<p>Candidates, best first:</p><ol>{ranked}</ol>" if ranked else "<p>Transition frames given by hand.</p>"
+    figure = f"<figure><figcaption>How alike each pair of frames is (dark: alike)</figcaption>{distance_svg(t)}</figure>"
+    return f'<section>{heading}{facts}<div class="figures">{figure}<div>{candidates}</div></div></section>'
+
+
 def _cycles(count):
     return f"{count} cycle{'' if count == 1 else 's'}"
 
 
 def _title(entry):
-    return html.escape(pathlib.Path(entry["file"]).name), html.escape(entry["armature"])
+    name = pathlib.Path(entry["file"]).name + (f" \u2192 {pathlib.Path(entry['to']).name}" if entry.get("to") else "")
+    return html.escape(name), html.escape(entry["armature"])
 
 
 def _summary_table(entries):
@@ -399,7 +480,12 @@ def _summary_table(entries):
     for index, entry in enumerate(entries):
         name, armature = _title(entry)
         cells = [f'<a class="name" href="#entry-{index}">{name}</a>', f'<span class="name">{armature or "-"}</span>']
-        if entry["status"] == "ok":
+        if entry["status"] == "ok" and "transition" in entry:
+            t = entry["transition"]
+            cells += [f"{t['from_frame']} &rarr; {t['to_frame']} (changes {t['window'][0]}-{t['window'][1]})", t["method"].lower(),
+                      f"{t['metrics']['visibility']:.2f}", f"root {t['metrics']['root_speed_jump']:.2f}", "-", f"{entry['seconds']:.2f}"]
+            rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+        elif entry["status"] == "ok":
             before, after = entry["seam_before"], entry["seam_after"]
             cells += [f"{entry['range'][0]}-{entry['range'][1]} ({entry['length']})", entry.get("grade", "by hand"),
                       f"{before['visibility']:.2f} &rarr; {after['visibility']:.2f}",
@@ -418,6 +504,8 @@ def _entry_section(index, entry):
     heading = f'<h2 id="entry-{index}">{name} <small>{armature}</small></h2>'
     if entry["status"] != "ok":
         return f'<section>{heading}<p class="error">Failed: {html.escape(entry["error"])}</p></section>'
+    if "transition" in entry:
+        return _transition_section(heading, entry)
     before, after = entry["seam_before"], entry["seam_after"]
     found = f", {_cycles(entry['cycles'])}, {entry['grade']}" if "grade" in entry else ", range given"
     root = f"root {entry['root_mode'].lower()}" + (f" on {html.escape(entry['root_bone'])}" if entry["root_bone"] else "")
@@ -470,7 +558,7 @@ def html_report(entries, summary):
     sections = "".join(_entry_section(index, entry) for index, entry in enumerate(entries))
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Loopsmith report</title><style>{_STYLE}</style></head><body>"
-        f"<h1>Loopsmith report</h1><p>{len(entries) - failed} looped, {failed} failed.</p>{_summary_table(entries)}"
+        f"<h1>Loopsmith report</h1><p>{len(entries) - failed} done, {failed} failed.</p>{_summary_table(entries)}"
         f"<details><summary>Text summary</summary><pre>{html.escape(summary)}</pre></details>"
         f"{sections}<script>{_PLAYER_SCRIPT}</script></body></html>"
     )

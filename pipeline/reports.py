@@ -70,6 +70,13 @@ def _grade_note(entry):
     return "ok" if after <= VISIBLE else f"SEAM VISIBLE ({after:.1f}x the clip's own accelerations); try another range or method"
 
 
+def _transition_note(metrics):
+    visible = [f"visibility {metrics['visibility']:.2f}"] if metrics["visibility"] > 1.2 else []
+    if metrics["root_speed_jump"] > metrics["clips_root_speed_jump"]:
+        visible.append("root speed jumps beyond the clips' own")
+    return "ok" if not visible else "VISIBLE: " + ", ".join(visible) + "; try --length or --at"
+
+
 def summary_table(entries):
     """A text table of every entry, failure reasons in full, for the terminal."""
     rows = [("file", "armature", "range", "grade", "visibility", "velocity jump m/s", "result")]
@@ -77,7 +84,12 @@ def summary_table(entries):
     for entry in entries:
         path = pathlib.Path(entry["file"])
         name = path.name if names.count(path.name) == 1 or len(path.parts) < 2 else "/".join(path.parts[-2:])
-        if entry["status"] == "ok":
+        if entry["status"] == "ok" and "transition" in entry:
+            t, m = entry["transition"], entry["transition"]["metrics"]
+            name = f"{name} -> {pathlib.Path(entry['to']).name}"
+            rows.append((name, entry["armature"], f"{t['from_frame']} -> {t['to_frame']}", t["method"].lower(), f"{m['visibility']:.2f}",
+                         f"root {m['root_speed_jump']:.2f} (clips {m['clips_root_speed_jump']:.2f})", _transition_note(m)))
+        elif entry["status"] == "ok":
             before, after = entry["seam_before"], entry["seam_after"]
             rows.append((name, entry["armature"], "{}-{}".format(*entry["range"]), entry.get("grade", "-"),
                          f"{before['visibility']:.2f} -> {after['visibility']:.2f}",
@@ -99,9 +111,9 @@ def scales_used(entries):
     return [f"BVH scale {scale:g} m per unit ({len(files)} file{'s' if len(files) > 1 else ''}): {how}" for (scale, how), files in scales.items()]
 
 
-def closing_line(entries, seconds, interrupted=False):
+def closing_line(entries, seconds, done="looped", interrupted=False):
     failed = sum(entry["status"] != "ok" for entry in entries)
-    line = f"{len(entries) - failed} looped, {failed} failed in {seconds:.1f} s"
+    line = f"{len(entries) - failed} {done}, {failed} failed in {seconds:.1f} s"
     return line + (" (interrupted: files not listed were not processed)" if interrupted else "")
 
 
@@ -141,11 +153,11 @@ def _earlier_entries(path, entries):
     input with the same output name) loses that output from its list, which
     moves to ``outputs_replaced``, and a note says so.
     """
-    ours = {(real(entry["file"]), entry.get("armature", "")) for entry in entries}
+    ours = {(real(entry["file"]), entry.get("armature", ""), entry.get("to")) for entry in entries}
     written = {real(output): entry["file"] for entry in entries for output in entry.get("outputs", ())}
     kept, notes = [], []
     for entry in _read_entries(path):
-        if (real(entry["file"]), entry.get("armature", "")) in ours:
+        if (real(entry["file"]), entry.get("armature", ""), entry.get("to")) in ours:
             continue
         replaced = [output for output in entry.get("outputs", ()) if real(output) in written]
         if replaced:

@@ -1,9 +1,12 @@
 """The job runner every command plugs into: inputs, worker processes, progress, reports, exit codes.
 
 A command module provides ``NAME``, ``HELP``, ``JOB`` (the name of its
-bpy-side module, whose ``process_file(path, options, stem, inputs)`` returns
-report entries), ``add_arguments(parser)``, ``check(options)`` and
-``output_suffixes(path, formats)``. This module needs no Blender: the job module is imported
+bpy-side module, whose ``process(task, options, name, inputs)`` returns the
+report entries of one task), ``DONE`` (what the summary says of a finished
+task), ``add_arguments(parser)``, ``check(options)`` and
+``plan(files, options) -> (tasks, names)``: the tasks (tuples of input
+paths: one file for make-loop, a pair for transition) and each task's output
+name. This module needs no Blender: the job module is imported
 only where files are processed, so ``--jobs N`` starts its workers at once.
 
 Exit codes: 0 every file done, 1 some failed (each named on stderr) or the
@@ -46,12 +49,12 @@ def add_common_arguments(parser):
 
 
 class _Plan:
-    """What every process of a run agrees on: the files, their output stems, and the inputs no output may replace."""
+    """What every process of a run agrees on: the tasks, their output names, and the inputs no output may replace."""
 
-    def __init__(self, files, stems, inputs=None):
-        self.files = files
-        self.stems = stems
-        self.inputs = inputs or sorted({str(input_files.real(path)) for path in files})
+    def __init__(self, tasks, names, inputs=None):
+        self.tasks = [tuple(task) for task in tasks]
+        self.names = list(names)
+        self.inputs = inputs or sorted({str(input_files.real(path)) for task in self.tasks for path in task})
 
 
 def say(text, stream=None, end="\n"):
@@ -95,12 +98,16 @@ def run(command, options):
         return _usage(command, error)
     if skipped:
         say(f"loopsmith: skipped {len(skipped)} earlier outputs in {options.out} (--include-outputs reads them)", sys.stderr)
-    jobs = min(options.jobs, len(files), os.cpu_count() or 1)
+    try:
+        plan = _Plan(*command.plan(files, options))
+    except UsageError as error:
+        return _usage(command, error)
+    jobs = min(options.jobs, len(plan.tasks), os.cpu_count() or 1)
     if jobs < options.jobs:
-        say(f"loopsmith: --jobs {options.jobs} capped at {jobs} ({_count(len(files), 'file')}, {_count(os.cpu_count() or 1, 'core')})", sys.stderr)
-    plan = _Plan(files, input_files.output_stems(files, lambda path: command.output_suffixes(path, options.format)))
+        say(f"loopsmith: --jobs {options.jobs} capped at {jobs} ({_count(len(plan.tasks), 'task')}, {_count(os.cpu_count() or 1, 'core')})",
+            sys.stderr)
     entries, stopped = _execute(command, options, plan, jobs)
-    return _finish(entries, stopped, report_path, options, time.perf_counter() - started)
+    return _finish(command, entries, stopped, report_path, options, time.perf_counter() - started)
 
 
 def _plain(options):
@@ -111,9 +118,9 @@ def _plain(options):
     return {key: plain(value) for key, value in vars(options).items()}
 
 
-def _finish(entries, stopped, report_path, options, seconds):
+def _finish(command, entries, stopped, report_path, options, seconds):
     """Summary and errors to the terminal first (they must arrive whatever happens to the report), then the reports."""
-    summary = "\n".join([reports.summary_table(entries), *reports.scales_used(entries), reports.closing_line(entries, seconds, stopped)])
+    summary = "\n".join([reports.summary_table(entries), *reports.scales_used(entries), reports.closing_line(entries, seconds, command.DONE, stopped)])
     say(summary)
     for entry in entries:
         if entry["status"] != "ok":
@@ -135,9 +142,9 @@ def _finish(entries, stopped, report_path, options, seconds):
 
 def _execute(command, options, plan, jobs):
     """Entries in input order, and whether the run was interrupted."""
-    chunks = _balanced(plan.files, jobs)
+    chunks = _balanced(plan.tasks, jobs)
     entries, workers = [], []
-    progress = _Progress(len(plan.files), options.quiet)
+    progress = _Progress(len(plan.tasks), options.quiet)
 
     def done(found, name):
         entries.extend(found)
@@ -161,37 +168,40 @@ def _execute(command, options, plan, jobs):
         for worker in workers:
             entries.extend(worker.entries(stopped))
     progress.close()
-    order = {str(path): index for index, path in enumerate(plan.files)}
+    order = {str(task[0]): index for index, task in enumerate(plan.tasks)}
     return sorted(entries, key=lambda entry: order.get(entry["file"], len(order))), stopped
 
 
-def _balanced(files, count_):
-    """``count_`` lists of files of about equal total size (largest first, onto the lightest list)."""
+def _balanced(tasks, count_):
+    """``count_`` lists of task indices of about equal total input size (largest first, onto the lightest list)."""
     chunks, loads = [[] for _ in range(count_)], [0] * count_
-    for path in sorted(files, key=_size, reverse=True):
+    for index in sorted(range(len(tasks)), key=lambda i: _size(tasks[i]), reverse=True):
         lightest = loads.index(min(loads))
-        chunks[lightest].append(path)
-        loads[lightest] += _size(path)
+        chunks[lightest].append(index)
+        loads[lightest] += _size(tasks[index])
     return chunks
 
 
-def _size(path):
-    with contextlib.suppress(OSError):
-        return path.stat().st_size
-    return 0
+def _size(task):
+    total = 0
+    for path in task:
+        with contextlib.suppress(OSError):
+            total += path.stat().st_size
+    return total
 
 
-def _process(command, options, plan, files, done):
-    """Run the command's job on ``files`` in this process; ``done(entries, name)`` after each file."""
+def _process(command, options, plan, indices, done):
+    """Run the command's job on the tasks ``indices`` in this process; ``done(entries, name)`` after each."""
     with interrupts.deferred():  # a signal while Blender initialises would crash it
         job = importlib.import_module(f".{command.JOB}", __package__)
     interrupts.check()
-    for path in files:
-        done(job.process_file(path, options, plan.stems[str(path)], plan.inputs), path.name)
+    for index in indices:
+        task = plan.tasks[index]
+        done(job.process(task, options, plan.names[index], plan.inputs), task[0].name)
 
 
 class _Progress:
-    """A one-line progress bar on stderr over the whole run's files, workers' included."""
+    """A one-line progress bar on stderr over the whole run's tasks, workers' included."""
 
     def __init__(self, total, quiet):
         self.total, self.quiet, self.done, self.last = total, quiet, 0, ("", "")
@@ -231,22 +241,22 @@ def _worker_command():
 
 
 class _Worker:
-    """Another process running the same command on a share of the files; its entries arrive through a file.
+    """Another process running the same command on a share of the tasks; its entries arrive through a file.
 
-    The worker appends a line to that file for every file it finishes, so a
+    The worker appends a line to that file for every task it finishes, so a
     worker that dies still reports what it did. It runs in its own session (a
     terminal's Ctrl-C reaches only the parent, which stops it) and dies with
     its parent.
     """
 
-    def __init__(self, command, options, plan, files, folder, index):
-        self.files = files
+    def __init__(self, command, options, plan, indices, folder, index):
+        self.tasks = [plan.tasks[i] for i in indices]
         self.output = folder / f"worker{index}.jsonl"
         self.log = folder / f"worker{index}.log"
         job = folder / f"worker{index}-job.json"
         settings = {key: value for key, value in _plain(options).items() if key != "inputs"}
-        job.write_text(json.dumps({"command": command.NAME, "options": settings, "files": [str(p) for p in files],
-                                   "stems": {str(p): plan.stems[str(p)] for p in files}, "inputs": plan.inputs, "output": str(self.output)}))
+        job.write_text(json.dumps({"command": command.NAME, "options": settings, "tasks": [[str(p) for p in task] for task in self.tasks],
+                                   "names": [plan.names[i] for i in indices], "inputs": plan.inputs, "output": str(self.output)}))
         # A file, not a pipe: nobody reads a pipe while this process works, and a full one would stall the worker.
         with open(self.log, "w") as log:
             self.process = subprocess.Popen(_worker_command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
@@ -254,7 +264,7 @@ class _Worker:
                                             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
 
     def _lines(self):
-        """One finished file a line; a line the worker was killed while writing has no newline yet and is left out."""
+        """One finished task a line; a line the worker was killed while writing has no newline yet and is left out."""
         with contextlib.suppress(OSError):
             return self.output.read_bytes().split(b"\n")[:-1]
         return []
@@ -282,7 +292,7 @@ class _Worker:
             self.process.wait()
 
     def entries(self, stopped):
-        """What the worker finished, and an error entry for each of its files it did not, unless the run was stopped."""
+        """What the worker finished, and an error entry for each of its tasks it did not, unless the run was stopped."""
         found = self._read()
         if stopped:
             return found
@@ -291,17 +301,18 @@ class _Worker:
         why = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
         lines = self.log.read_text(errors="replace").strip().splitlines() if self.log.is_file() else []
         detail = f": {lines[-1]}" if lines else ""
-        return found + [report.error_entry(str(path), f"the worker process stopped ({why}{detail}) before finishing this file", 0.0)
-                        for path in self.files if str(path) not in finished]
+        return found + [report.error_entry(str(task[0]), f"the worker process stopped ({why}{detail}) before finishing this file", 0.0)
+                        for task in self.tasks if str(task[0]) not in finished]
 
 
 def work(job_path):
-    """A worker's whole life: run the job file's files, appending each file's entries as a line; returns the exit code."""
+    """A worker's whole life: run the job file's tasks, appending each task's entries as a line; returns the exit code."""
     job = json.loads(pathlib.Path(job_path).read_text())
     command = commands.COMMANDS[job["command"]]
     options = argparse.Namespace(**job["options"])
     options.out = pathlib.Path(options.out)
-    plan = _Plan([pathlib.Path(p) for p in job["files"]], job["stems"], job["inputs"])
+    plan = _Plan([[pathlib.Path(p) for p in task] for task in job["tasks"]], job["names"], job["inputs"])
+
     def done(found, name):
         # Appended and flushed to disk file by file: what a killed worker finished is still there.
         with open(job["output"], "a", encoding="utf-8") as stream:
@@ -309,5 +320,5 @@ def work(job_path):
             stream.flush()
             os.fsync(stream.fileno())
 
-    _process(command, options, plan, plan.files, done)
+    _process(command, options, plan, range(len(plan.tasks)), done)
     return 0

@@ -276,5 +276,5 @@ def test_bad_requests_name_the_problem(walk):
     with pytest.raises(TransitionError, match="30 and 24 fps"):
         points.transition_candidates(walk.clip, demo.walk_cycle(num_frames=100, fps=24.0).clip)
     renamed = run.with_channels(bone_names=tuple(name.replace("Foot", "Ankle") for name in run.bone_names))
-    with pytest.raises(ClipError, match="no bone named 'Foot.L'"):
+    with pytest.raises(TransitionError, match="no bone named 'Foot.L'"):
         points.transition_candidates(walk.clip, renamed)

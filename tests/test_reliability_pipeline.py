@@ -61,7 +61,7 @@ def test_an_output_never_replaces_an_input(mocap_dir, tmp_path):
     before = users_file.read_bytes()
     result = run_loopsmith("make-loop", folder, "-o", folder, "--quiet")
     assert users_file.read_bytes() == before
-    assert result.returncode == 1 and "is an input of this run" in result.stderr, result.stderr
+    assert result.returncode == 1 and "it is an input of this run" in result.stderr, result.stderr
     assert (folder / "walk_loop_loop.bvh").is_file()  # the user's file is an input like any other
 
 
@@ -236,7 +236,7 @@ def test_a_worker_that_dies_reports_the_files_it_finished(loopsmith, tmp_path):
 
     runner = importlib.import_module(loopsmith.__name__ + ".pipeline.runner")
     worker = runner._Worker.__new__(runner._Worker)
-    worker.files = [pathlib.Path("a.bvh"), pathlib.Path("b.bvh"), pathlib.Path("c.bvh")]
+    worker.tasks = [(pathlib.Path("a.bvh"),), (pathlib.Path("b.bvh"),), (pathlib.Path("c.bvh"),)]
     worker.output, worker.log = tmp_path / "worker.jsonl", tmp_path / "worker.log"
     # a.bvh finished; b.bvh's line was being written when the worker was killed.
     worker.output.write_text(json.dumps([{"file": "a.bvh", "armature": "a", "status": "ok"}]) + '\n[{"file": "b.bvh", "arma')

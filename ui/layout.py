@@ -76,3 +76,46 @@ def draw_make_loop(layout, data, armature=None, candidate=None):
         draw_find_settings(layout.column(heading="Find"), data)
     draw_method(layout, data)
     draw_root_and_output(layout, data, armature)
+
+
+# The parameters each transition method uses, in the order they are shown.
+TRANSITION_PARAMETERS = {
+    "AUTO": ("auto_length", "blend_length", "use_timewarp"),  # the time warp applies if the crossfade wins
+    "INERTIALIZE": ("auto_length", "blend_length"),
+    "CROSSFADE": ("auto_length", "blend_length", "use_timewarp"),
+}
+
+
+def draw_transition_point(layout, data, point=None):
+    layout.prop(data, "point_mode")
+    if data.point_mode == "FOUND":
+        text = f"A {point.frame_a} of '{data.points_source.name}', B {point.frame_b}" if point else "Run with an automatic point first"
+        layout.label(text=text, icon="CHECKMARK" if point else "ERROR")
+    if data.point_mode == "MANUAL":
+        row = layout.row(align=True)
+        row.prop(data, "frame_a")
+        row.prop(data, "frame_b")
+
+
+def draw_transition_method(layout, data):
+    """Method and only the parameters that method uses."""
+    layout.prop(data, "transition_method")
+    column = layout.column(align=True)
+    for name in TRANSITION_PARAMETERS[data.transition_method]:
+        if name != "blend_length" or not data.auto_length:
+            column.prop(data, name)
+
+
+def draw_transition(layout, data, point=None):
+    """Everything Make Transition takes, for the panel and the redo panel alike (point: the list's chosen one, in the panel)."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    layout.prop(data, "target_action", icon="ACTION")
+    draw_transition_point(layout, data, point)
+    draw_transition_method(layout, data)
+    if data.point_mode == "AUTO":
+        column = layout.column(heading="Match")
+        column.prop(data, "joint_set")
+        column.prop(data, "joint_weights")
+    layout.prop(data, "use_align")
+    layout.prop(data, "transition_lock_feet")

@@ -10,6 +10,7 @@ class LOOPSMITH_MT_loop(bpy.types.Menu):
     def draw(self, context):
         self.layout.operator("loopsmith.find_loop", icon="VIEWZOOM")
         self.layout.operator("loopsmith.make_loop", icon="FILE_REFRESH")
+        self.layout.operator("loopsmith.make_transition", icon="ACTION_TWEAK")
 
 
 def draw_key_menu(self, context):

@@ -2,7 +2,8 @@
 
 import bpy
 
-from ..properties import chosen_candidate, stale_candidates
+from ..bridge.clip_io import action_problem
+from ..properties import chosen_candidate, chosen_transition_point, stale_candidates, stale_transition_points
 from . import layout as draw
 
 
@@ -15,6 +16,15 @@ class LOOPSMITH_UL_candidates(bpy.types.UIList):
         row.label(text=f"{item.frame_start}-{item.frame_end}", icon=grade_icon)
         row.label(text=f"{item.frame_end - item.frame_start} fr, {item.cycles}x")
         row.label(text=f"{item.score:.1f}")
+
+
+class LOOPSMITH_UL_transition_points(bpy.types.UIList):
+    """Make Transition's ranked points: frames in the source and the target, cost, whether the feet match."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+        row = layout.row(align=True)
+        row.label(text=f"A {item.frame_a}  B {item.frame_b}", icon="CHECKMARK" if item.contact_match else "BLANK1")
+        row.label(text=f"{item.cost:.2f}")
 
 
 def _settings(context):
@@ -101,10 +111,39 @@ def _panel_classes(space, region="UI"):
             if result.curves_stepped:
                 layout.label(text=f"{result.curves_stepped} stepped curves repeat as keyed", icon="INFO")
 
-    for cls in (Main, Find, Make, Result):
+    class Transition(Sidebar):
+        bl_label = "Transition"
+        bl_parent_id = Main.bl_idname
+        bl_idname = f"LOOPSMITH_PT_transition_{suffix}"
+        bl_options = {"DEFAULT_CLOSED"}
+
+        def draw(self, context):
+            obj = context.active_object
+            settings = _settings(context)
+            layout = self.layout
+            target = bpy.data.actions.get(settings.target_action)
+            stale = stale_transition_points(settings, target)
+            point = None if stale else chosen_transition_point(settings)
+            draw.draw_transition(layout, settings, point)
+            if settings.target_action and obj is not None and obj.type == "ARMATURE":
+                problem = action_problem(target, obj) if target is not None else f"there is no action named '{settings.target_action}'"
+                if problem:
+                    layout.label(text=problem, icon="ERROR")
+            layout.operator("loopsmith.make_transition", icon="ACTION_TWEAK")
+            layout.template_list("LOOPSMITH_UL_transition_points", "", settings, "transition_points", settings,
+                                 "active_transition_point", rows=3)
+            if len(settings.transition_points) and stale:
+                layout.label(text=stale, icon="ERROR")
+            image = settings.distance_image
+            if image is not None:
+                if image.preview is not None:
+                    layout.template_icon(icon_value=image.preview.icon_id, scale=8.0)
+                layout.label(text=f"Image Editor: '{image.name}' (dark: close poses)", icon="IMAGE_DATA")
+
+    for cls in (Main, Find, Make, Result, Transition):
         cls.__name__ = cls.bl_idname
-    return (Main, Find, Make, Result)
+    return (Main, Find, Make, Result, Transition)
 
 
-classes = (LOOPSMITH_UL_candidates,) + _panel_classes("VIEW_3D") + _panel_classes("DOPESHEET_EDITOR") + _panel_classes("GRAPH_EDITOR")
+classes = (LOOPSMITH_UL_candidates, LOOPSMITH_UL_transition_points) + _panel_classes("VIEW_3D") + _panel_classes("DOPESHEET_EDITOR") + _panel_classes("GRAPH_EDITOR")
 register, unregister = bpy.utils.register_classes_factory(classes)

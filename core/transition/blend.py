@@ -219,7 +219,8 @@ def _planted(result, reference, blended):
     return result.with_channels(rotation=np.where(kept[:, None, None], rotation, result.rotation)), kept
 
 
-def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", curve="smooth", pairs=None, lock_feet=True):
+def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", curve="smooth", pairs=None, lock_feet=True,
+               align_b=True):
     """Clip A up to ``frame_a``, a blend of ``length`` seconds, then clip B aligned to continue it.
 
     frame_a, frame_b: 0-based frame indices where the transition starts in
@@ -229,6 +230,8 @@ def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", c
     rows for CROSSFADE to blend instead of the one-to-one run (a time warp:
     starting at (frame_a, frame_b), never going back), one per blend frame,
     so ``P = round(length * fps) + 1``. lock_feet: keep planted feet planted.
+    align_b: False blends B where it stands (placed by the user): the root
+    blends like any channel and B after the blend is B unmoved.
     Bones are matched by name; the result is on A's skeleton. TransitionError for
     frames, lengths or pairs that do not fit the clips.
     """
@@ -255,8 +258,11 @@ def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", c
     # Blending can tip the root's heading axis sideways: the heading is the blended one alone.
     tilt = quat.multiply(quat.from_axis_angle(_UP, -root_motion.heading(tilt, axis)), tilt)
     blend = clip_a.with_channels(frames=np.arange(span + 1, dtype=float), location=location, rotation=quat.unroll(rotation), scale=scale)
-    blend = root_motion.with_root_global(blend, root, np.concatenate([floor, height], axis=1), quat.multiply(quat.from_axis_angle(_UP, heading), tilt))
-    b_placed = align(b, index_b[-1], blend, span, root, root)
+    b_placed = b
+    if align_b:
+        blend = root_motion.with_root_global(blend, root, np.concatenate([floor, height], axis=1),
+                                             quat.multiply(quat.from_axis_angle(_UP, heading), tilt))
+        b_placed = align(b, index_b[-1], blend, span, root, root)
 
     result = _joined([clip_a.slice_frames(0, frame_a + 1), blend.slice_frames(1, span), b_placed.slice_frames(index_b[-1], b.num_frames)])
     changed = np.zeros(result.num_frames, dtype=bool)

@@ -56,12 +56,19 @@ def _toe_skating(positions, toes, dt, frames):
     return float(speed[steps].mean()) if steps.any() else 0.0
 
 
-def transition_metrics(result, clip_a, clip_b):
+def clip_positions(clip, names):
+    """Armature-space positions ``(F, len(names), 3)`` of ``clip``'s bones called ``names``."""
+    return kinematics.clip_joint_positions(clip)[:, [clip.bone_index(name) for name in names]]
+
+
+def transition_metrics(result, clip_a, clip_b, positions=None):
     """:class:`TransitionMetrics` of a :class:`.blend.TransitionResult` made from ``clip_a`` and ``clip_b``.
 
     The window is measured from one frame before its first to one after its
     last. The yardstick for each joint's acceleration is the larger of the
     two clips' :func:`run_reference` for runs as long as the measured frames.
+    positions: the two clips' :func:`clip_positions` on the result's bones,
+    when already computed (measuring several transitions of one pair).
     """
     clip = result.clip
     dt = clip.dt
@@ -69,7 +76,8 @@ def transition_metrics(result, clip_a, clip_b):
     first, last = max(result.window[0] - 1, 1), min(result.window[1] + 1, clip.num_frames - 2)
     measured = np.arange(first, last + 1)
 
-    positions = [kinematics.clip_joint_positions(c)[:, [c.bone_index(name) for name in names]] for c in (clip, clip_a, clip_b)]
+    own = [clip_positions(c, names) for c in (clip_a, clip_b)] if positions is None else list(positions)
+    positions = [clip_positions(clip, names)] + own
     reference = np.maximum(run_reference(positions[1], dt, len(measured)), run_reference(positions[2], dt, len(measured)))
     reference = np.maximum(reference, 0.25 * np.median(reference))  # joints that hardly move do not divide by ~0
     visibility = metrics.played_visibility(positions[0], dt, measured, reference)

@@ -54,8 +54,11 @@ def _index_range(clip, first, last, window, which):
     return int(first - frames[0]), int(last - frames[0])
 
 
-def _regions(clip_a, clip_b, region, window, reach):
-    """Index ranges ((a0, a1), (b0, b1)) where windows may start, inclusive, from a region (see transition_candidates)."""
+def window_regions(clip_a, clip_b, region, window, reach=REACH_SECONDS):
+    """Index ranges ((a0, a1), (b0, b1)) where ``window``-frame windows may start, inclusive, from a region (see transition_candidates).
+
+    reach: seconds of each clip that "end_start" searches.
+    """
     if isinstance(region, str):
         if region not in REGIONS:
             raise TransitionError(f"unknown transition region '{region}': use one of {', '.join(REGIONS)} or ((a0, a1), (b0, b1)) frames")
@@ -80,20 +83,25 @@ def _mean_distance(fa, fb):
     return float(spread + ((mean_a - mean_b) ** 2).sum())
 
 
-def matching_features(clip_a, clip_b, joints=None, poses=None):
+def matching_features(clip_a, clip_b, joints=None, poses=None, weights="length"):
     """Pose features (fa ``(Fa, K)``, fb ``(Fb, K)``) float32 of two clips, comparable with each other.
 
     joints: see :func:`.features.joint_indices`, chosen on A and found by
-    name in B (TransitionError if B lacks one), weighted alike by A's bone lengths;
-    both clips' headings measured on one axis of their roots. poses: the
-    clips' float32 armature-space matrices, when already computed.
+    name in B (TransitionError if B lacks one), weighted alike: weights is
+    "length" (A's bone lengths), "uniform" or one weight per joint; both
+    clips' headings measured on one axis of their roots. poses: the clips'
+    float32 armature-space matrices, when already computed.
     """
     if poses is None:
         poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
     roots = [features.character_root(clip, pose) for clip, pose in zip((clip_a, clip_b), poses)]
     indices = features.joint_indices(clip_a, joints, roots[0])
     names = [clip_a.bone_names[index] for index in indices]
-    weights = features.bone_weights(clip_a)[indices]
+    missing = [name for name in names if name not in clip_b.bone_names]
+    if missing:
+        raise TransitionError(f"clip B has no bone named {', '.join(repr(name) for name in missing[:5])} (bones are matched by name)")
+    if isinstance(weights, str) and weights == "length":
+        weights = features.bone_weights(clip_a)[indices]  # A's lengths for both, so they weigh alike
     # One heading axis for both, or their character frames could differ by a constant turn.
     axis = root_motion.heading_axis(np.concatenate([quat.from_matrix(pose[:, root, :3, :3]) for pose, root in zip(poses, roots)]))
     return tuple(features.pose_features(clip, names, weights, pose=pose, root=root, heading_axis=axis)
@@ -101,7 +109,7 @@ def matching_features(clip_a, clip_b, joints=None, poses=None):
 
 
 def transition_candidates(clip_a, clip_b, region="end_start", window_seconds=WINDOW_SECONDS, limit=8, contacts=True,
-                          joints=None, separation_seconds=SEPARATION_SECONDS, reach_seconds=REACH_SECONDS):
+                          joints=None, separation_seconds=SEPARATION_SECONDS, reach_seconds=REACH_SECONDS, weights="length", poses=None):
     """Where ``clip_a`` can hand over to ``clip_b``: up to ``limit`` candidates, lowest cost first.
 
     region: "end_start" (A's windows starting in its last ``reach_seconds``,
@@ -109,7 +117,8 @@ def transition_candidates(clip_a, clip_b, region="end_start", window_seconds=WIN
     frame numbers where windows may start, inclusive. window_seconds: the
     stretch of both clips compared (see :mod:`.distance`). contacts: prefer
     pairs with the same feet planted (see the module's notes). joints: see
-    :func:`matching_features`. Candidates are local minima at least
+    :func:`matching_features`, as are weights and poses (the clips' float32
+    armature-space matrices, when already computed). Candidates are local minima at least
     ``separation_seconds`` apart. TransitionError names what does not fit (frame
     rates, missing bones, a region outside a clip).
     """
@@ -117,10 +126,11 @@ def transition_candidates(clip_a, clip_b, region="end_start", window_seconds=WIN
         raise TransitionError(f"the clips play at {clip_a.fps:g} and {clip_b.fps:g} fps: resample one to match the other first")
     window = max(1, int(round(window_seconds * clip_a.fps)))
     separation = max(1, int(round(separation_seconds * clip_a.fps)))
-    (a0, a1), (b0, b1) = _regions(clip_a, clip_b, region, window, reach_seconds)
+    (a0, a1), (b0, b1) = window_regions(clip_a, clip_b, region, window, reach_seconds)
 
-    poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
-    fa, fb = matching_features(clip_a, clip_b, joints, poses)
+    if poses is None:
+        poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
+    fa, fb = matching_features(clip_a, clip_b, joints, poses, weights)
     fa, fb = fa[a0:a1 + window], fb[b0:b1 + window]
 
     ankles = [clip_a.bone_names[ankle] for *_, ankle in leg_chains(clip_a)]

@@ -1,0 +1,189 @@
+"""Make a transition in one call: find where A hands over to B, blend, and keep the blend that shows least.
+
+Frame numbers are the clips' own (``clip.frames`` values), windows 0-based
+indices into the result, lengths seconds. With the point, method or length
+left to choose, a few of each are tried (each blend costs a few hundredths
+of a second on clips of a few hundred frames) and the one whose metrics are
+furthest inside the issue's criteria is kept: visibility <= 1.2, no root
+speed jump or turn beyond the clips' own, toe skating <= 1.5 times theirs.
+"""
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import kinematics
+from ..clip import Clip
+from ..errors import TransitionError
+from . import blend, distance, measure, points, timewarp
+from .align import on_skeleton
+from .measure import TransitionMetrics
+
+METHODS = ("AUTO",) + blend.METHODS
+LENGTHS = (0.3, 0.5, 0.7, 1.0)  # seconds tried when the length is chosen, each measured: the best is kept
+CANDIDATES_TRIED = 5  # best-ranked transition points blended and measured, at most
+GOOD_ENOUGH = 0.9  # once a point's best blend is this far inside every criterion (see criteria_ratios), no later point is tried
+SEARCH_CONTEXT_SECONDS = 10.0  # of each clip around its points that the search blends and measures (long clips are not blended whole per try)
+PICTURE_SIZE = 256  # the distance picture's largest side, in cells
+# The criteria each metric is held to, as the largest ratio to its yardstick that passes.
+MAX_VISIBILITY = 1.2
+MAX_SKATING_RATIO = 1.5
+
+
+@dataclass
+class Transition:
+    """A made transition, where it sits, how it was chosen and what it measures.
+
+    clip: A up to the transition, the blend, then B aligned (on A's skeleton).
+    window: (first, last) 0-based indices into clip's frames that the blend changed.
+    frame_a, frame_b: the transition's frame numbers in A and in B.
+    method: "INERTIALIZE" or "CROSSFADE", as used. length: the blend, seconds.
+    metrics: :func:`.measure.transition_metrics` of the result.
+    candidates: :class:`.points.Candidate` ranked (frame numbers), [] when the point was given.
+    distance: ``(n, m)`` float32 windowed distance map over the searched region,
+    each cell the minimum of the block of frame pairs it stands for (at most
+    :data:`PICTURE_SIZE` a side). distance_frames: ((a_first, a_last),
+    (b_first, b_last)) window-start frame numbers the picture covers, inclusive.
+    path: ``(P, 2)`` time-warped (A, B) frame numbers over the blend, None without a time warp.
+    """
+
+    clip: Clip
+    window: tuple
+    frame_a: int
+    frame_b: int
+    method: str
+    length: float
+    metrics: TransitionMetrics
+    candidates: list
+    distance: np.ndarray
+    distance_frames: tuple
+    path: np.ndarray
+
+
+def criteria_ratios(metrics):
+    """Each criterion's metric over its limit ``(4,)``: visibility, root speed jump, heading rate, skating; <= 1 passes."""
+    return np.array([metrics.visibility / MAX_VISIBILITY,
+                     metrics.root_speed_jump / max(metrics.clips_root_speed_jump, 1e-9),
+                     metrics.heading_rate / max(metrics.clips_heading_rate, 1e-9),
+                     metrics.skating / max(MAX_SKATING_RATIO * metrics.clips_skating, 1e-9)])
+
+
+def _rank(metrics):
+    """Lower is better: blends that meet every criterion first, then the worst criterion decides, the others break near ties."""
+    ratios = criteria_ratios(metrics)
+    return bool(ratios.max() > 1.0), ratios.max() + 0.1 * ratios.mean()
+
+
+def _warped_pairs(fa, fb, index_a, index_b, span):
+    """(A, B) index pairs ``(span + 1, 2)`` of a crossfade along the time warp of both clips' next ``span`` frames.
+
+    The region is square, so the blend lasts ``span`` frames whatever the
+    path (each pair placed halfway between the clips' timings).
+    """
+    region = distance.distance_map(fa[index_a:index_a + span + 1], fb[index_b:index_b + span + 1])
+    times_a, times_b = timewarp.blend_timing(timewarp.time_warp(region), 0.5)
+    return np.stack([index_a + np.round(times_a), index_b + np.round(times_b)], axis=1).astype(int)
+
+
+def _thinned(region_map):
+    """``region_map (n, m)`` shrunk to at most PICTURE_SIZE a side, each cell the minimum of its block (minima stay visible)."""
+    starts = [np.arange(0, size, -(-size // PICTURE_SIZE)) for size in region_map.shape]
+    return np.minimum.reduceat(np.minimum.reduceat(region_map, starts[0], axis=0), starts[1], axis=1).astype(np.float32)
+
+
+def _given_point(clip_a, clip_b, at):
+    """0-based (A index, B index) of ``at = (frame_a, frame_b)`` frame numbers; TransitionError if it is not one."""
+    try:
+        frame_a, frame_b = at
+    except (TypeError, ValueError):
+        frame_a = frame_b = None
+    if not all(isinstance(frame, numbers.Real) for frame in (frame_a, frame_b)):
+        raise TransitionError(f"the transition point must be 'auto' or (frame in A, frame in B), got {at!r}")
+    for frame, clip, name in ((frame_a, clip_a, "A"), (frame_b, clip_b, "B")):
+        if not clip.frames[0] <= frame <= clip.frames[-1] or int(frame) != frame:
+            raise TransitionError(f"frame {frame:g} is not a frame of clip {name} (frames {clip.frames[0]:g} to {clip.frames[-1]:g})")
+    return int(frame_a - clip_a.frames[0]), int(frame_b - clip_b.frames[0])
+
+
+def _around(index, count, window, reach):
+    """Window starts (first, last) within ``reach`` frames of ``index`` in a clip of ``count`` frames."""
+    return max(index - reach, 0), max(min(index + reach, count - window), 0)
+
+
+def _context(clip, starts, span):
+    """Indices (first, stop) of ``clip``'s frames a search blends: :data:`SEARCH_CONTEXT_SECONDS` around its ``starts`` and blends of ``span`` frames."""
+    context = int(round(SEARCH_CONTEXT_SECONDS * clip.fps))
+    return max(min(starts) - context, 0), min(max(starts) + span + context + 1, clip.num_frames)
+
+
+def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timewarp=True, align=True,
+                    joints=None, weights="length", lock_feet=True):
+    """Clip A handing over to clip B: the best blend found, and how it was found (see :class:`Transition`).
+
+    at: "auto" (the best :func:`.points.transition_candidates` at A's end and
+    B's start) or (frame_a, frame_b) frame numbers. method: "AUTO" (both
+    tried), "INERTIALIZE" or "CROSSFADE". length: seconds, or None to try
+    :data:`LENGTHS`. timewarp: a CROSSFADE follows the time warp of the two
+    clips over the blend. align: False blends B where it stands (placed by
+    the user). joints, weights: the pose features compared (see
+    :func:`.points.matching_features`). lock_feet: keep planted feet planted.
+    TransitionError (one line) when no blend fits the clips.
+    """
+    if method not in METHODS:
+        raise TransitionError(f"unknown transition method '{method}' (one of {', '.join(METHODS)})")
+    if length is not None and not (isinstance(length, numbers.Real) and np.isfinite(length) and length > 0):
+        raise TransitionError(f"the blend length must be a positive number of seconds or None (chosen), got {length!r}")
+    on_skeleton(clip_b, clip_a)  # same frame rate, every bone of A in B: one clear error before any work
+    poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
+    fa, fb = points.matching_features(clip_a, clip_b, joints, poses, weights)
+    window = max(1, min(int(round(points.WINDOW_SECONDS * clip_a.fps)), len(fa), len(fb)))
+    if isinstance(at, str) and at == "auto":
+        candidates = points.transition_candidates(clip_a, clip_b, "end_start", joints=joints, weights=weights, poses=poses)
+        if not candidates:
+            raise TransitionError("no transition point found between the end of clip A and the start of clip B")
+        starts = [(c.frame_a - int(clip_a.frames[0]), c.frame_b - int(clip_b.frames[0])) for c in candidates[:CANDIDATES_TRIED]]
+        (a0, a1), (b0, b1) = points.window_regions(clip_a, clip_b, "end_start", window)
+    else:
+        candidates, starts = [], [_given_point(clip_a, clip_b, at)]
+        reach = int(round(points.REACH_SECONDS * clip_a.fps))
+        (a0, a1), (b0, b1) = (_around(index, len(f), window, reach) for index, f in zip(starts[0], (fa, fb)))
+
+    lengths = LENGTHS if length is None else (length,)
+    methods = blend.METHODS if method == "AUTO" else (method,)
+    longest = int(round(max(lengths) * clip_a.fps))
+    (offset_a, stop_a), (offset_b, stop_b) = (_context(clip, [start[k] for start in starts], longest) for k, clip in enumerate((clip_a, clip_b)))
+    near = clip_a.slice_frames(offset_a, stop_a), clip_b.slice_frames(offset_b, stop_b)
+    own_positions = [measure.clip_positions(clip, clip_a.bone_names) for clip in near]
+    best, failure = None, None
+    for index_a, index_b in starts:  # a few points x lengths x methods: each blend is one vectorized pass
+        for seconds in lengths:
+            span = int(round(seconds * clip_a.fps))
+            for chosen in methods:
+                pairs = None
+                if chosen == "CROSSFADE" and timewarp and index_a + span < len(fa) and index_b + span < len(fb):
+                    pairs = _warped_pairs(fa, fb, index_a, index_b, span)
+                try:
+                    result = blend.transition(near[0], index_a - offset_a, near[1], index_b - offset_b, seconds, chosen, lock_feet=lock_feet,
+                                              pairs=None if pairs is None else pairs - (offset_a, offset_b), align_b=align)
+                except TransitionError as error:  # this length or method does not fit here: the next may
+                    failure = error
+                    continue
+                metrics = measure.transition_metrics(result, *near, own_positions)
+                if best is None or _rank(metrics) < best[0]:
+                    best = (_rank(metrics), metrics, result, (index_a, index_b, seconds, chosen, pairs))
+        if best is not None and criteria_ratios(best[1]).max() <= GOOD_ENOUGH:
+            break
+    if best is None:
+        raise failure
+    _, metrics, result, (index_a, index_b, seconds, chosen, pairs) = best
+    if (stop_a - offset_a, stop_b - offset_b) != (clip_a.num_frames, clip_b.num_frames):  # searched on parts: make it on the whole clips
+        result = blend.transition(clip_a, index_a, clip_b, index_b, seconds, chosen, pairs=pairs, lock_feet=lock_feet, align_b=align)
+        metrics = measure.transition_metrics(result, clip_a, clip_b)
+    region_map = distance.distance_map(fa[a0:a1 + window], fb[b0:b1 + window], window)
+    number_a, number_b = int(clip_a.frames[0]), int(clip_b.frames[0])  # frame numbers of the clips' first frames
+    return Transition(
+        clip=result.clip, window=result.window, frame_a=index_a + number_a, frame_b=index_b + number_b, method=chosen, length=float(seconds),
+        metrics=metrics, candidates=candidates, distance=_thinned(region_map),
+        distance_frames=((a0 + number_a, a1 + number_a), (b0 + number_b, b1 + number_b)),
+        path=None if pairs is None else pairs + np.array([number_a, number_b]))

@@ -1,0 +1,56 @@
+"""The ``transition`` command: its options (this module, no Blender) and its job (:mod:`.transition_job`).
+
+``python -m loopsmith transition FROM TO -o OUT`` writes ``OUT/<from>_to_<to>.<format>``:
+FROM's motion up to the transition, the blend, then TO's, aligned to continue it.
+"""
+
+from ..core.transition import features, make
+from .options import UsageError, seconds
+
+NAME = "transition"
+HELP = "blend one clip into another: FROM up to the best transition point, then TO, aligned to continue it"
+JOB = "transition_job"
+DONE = "made"
+
+EPILOG = """\
+methods (--method):
+  AUTO         try both on the best candidate points and blend lengths, keep the least visible (the default)
+  INERTIALIZE  switch to TO at once and decay the pose and velocity difference away (what engines ship)
+  CROSSFADE    per-joint slerp from FROM into TO, time-warped so the two clips' steps line up
+
+exit codes: 0 the transition was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"""
+
+
+def add_arguments(parser):
+    parser.add_argument("--method", choices=make.METHODS, default="AUTO", help="how FROM is blended into TO (see methods below)")
+    parser.add_argument("--length", type=seconds, help="blend length in seconds (default: chosen for the pair)")
+    parser.add_argument("--at", nargs="+", default=["auto"], metavar="auto | I J",
+                        help="the transition frames: 'auto' finds the best pair near FROM's end and TO's start, "
+                             "or FROM's frame I and TO's frame J (default: auto)")
+    parser.add_argument("--joints", default="all", help=f"joints the match compares: {', '.join(features.JOINT_SETS)}")
+    parser.add_argument("--no-align", dest="align", action="store_false", help="keep TO where it is instead of continuing FROM's heading and floor position")
+    parser.add_argument("--no-timewarp", dest="timewarp", action="store_false", help="CROSSFADE: blend frame by frame, without lining up the steps")
+    parser.epilog = EPILOG
+
+
+def check(options):
+    """Exactly two files; ``--at`` 'auto' or two frame numbers (turned into the core's form). UsageError names the option."""
+    if len(options.inputs) != 2 or any(path.is_dir() for path in options.inputs):
+        raise UsageError(f"transition takes two files, FROM and TO (got {len(options.inputs)} "
+                         f"{'inputs' if len(options.inputs) != 1 else 'input'}{', a folder among them' if any(p.is_dir() for p in options.inputs) else ''})")
+    if options.at == ["auto"]:
+        options.at = "auto"
+    else:
+        try:
+            frame_a, frame_b = (int(value) for value in options.at)
+        except ValueError:
+            raise UsageError(f"--at takes 'auto' or two frame numbers I J, not {' '.join(options.at)}") from None
+        options.at = (frame_a, frame_b)
+    if options.joints not in features.JOINT_SETS:
+        raise UsageError(f"--joints must be one of {', '.join(features.JOINT_SETS)}, not '{options.joints}'")
+
+
+def plan(files, options):
+    """One task: the pair as given (even the same file twice: a clip into itself), named ``<from>_to_<to>``."""
+    source, target = options.inputs
+    return [(source, target)], [f"{source.stem}_to_{target.stem}"]

@@ -1,0 +1,90 @@
+"""``python -m loopsmith transition FROM TO``: one clip into another, with make-loop's guarantees."""
+
+import json
+import pathlib
+import shutil
+
+import numpy as np
+import pytest
+
+from core import bvh
+from helpers import run_loopsmith
+
+pytestmark = [pytest.mark.blender, pytest.mark.realdata]
+
+WALK = "dataset-1_walk_normal_001.bvh"
+RUN = "dataset-1_run_happy_001.bvh"
+
+
+def _entry(folder):
+    return json.loads((pathlib.Path(folder) / "loopsmith_report.json").read_text())["entries"][0]
+
+
+@pytest.fixture(scope="module")
+def walk_to_run(mocap_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("walk_to_run")
+    result = run_loopsmith("transition", mocap_dir / WALK, mocap_dir / RUN, "-o", out, "--format", "bvh", "glb", "--quiet")
+    return result, out
+
+
+def test_a_transition_is_written_with_its_window_and_numbers(walk_to_run, mocap_dir):
+    result, out = walk_to_run
+    assert result.returncode == 0, result.stdout + result.stderr
+    entry = _entry(out)
+    stem = "dataset-1_walk_normal_001_to_dataset-1_run_happy_001"
+    assert entry["outputs"] == [str(out / f"{stem}.bvh"), str(out / f"{stem}.glb")]
+    written, source = bvh.read_bvh(out / f"{stem}.bvh"), bvh.read_bvh(mocap_dir / WALK)
+    t = entry["transition"]
+    first, last = t["window"]
+    assert written.frame_count == entry["frames"] and 0 <= first <= last < entry["frames"]
+    assert written.channels == source.channels  # FROM's layout
+    # Before the window the file is FROM as captured: the blend changed only the frames it names.
+    before = bvh.forward_kinematics(written, np.arange(first)) - bvh.forward_kinematics(source, np.arange(first))
+    assert np.abs(before).max() < 0.05  # centimetres
+    metrics = t["metrics"]
+    assert metrics["visibility"] <= 1.2 and metrics["root_speed_jump"] <= metrics["clips_root_speed_jump"] + 1e-6
+    assert t["candidates"] and (t["candidates"][0]["from_frame"], t["candidates"][0]["to_frame"]) != (None, None)
+    assert "1 made, 0 failed" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_the_report_shows_the_distance_map_with_the_point_and_path(walk_to_run):
+    _, out = walk_to_run
+    page = (out / "loopsmith_report.html").read_text()
+    assert 'href="data:image/png;base64,' in page and 'class="chosen"' in page
+    assert 'class="path"' in page or _entry(out)["transition"]["path"] is None
+
+
+def test_given_frames_are_used(mocap_dir, tmp_path):
+    result = run_loopsmith("transition", mocap_dir / WALK, mocap_dir / RUN, "-o", tmp_path, "--at", "150", "30", "--method", "INERTIALIZE",
+                           "--length", "0.4", "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    t = _entry(tmp_path)["transition"]
+    assert (t["from_frame"], t["to_frame"], t["method"], t["candidates"]) == (150, 30, "INERTIALIZE", [])
+    assert t["length_s"] == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize("arguments, named", [
+    (["{walk}"], "two files"),
+    (["{walk}", "{folder}"], "two files"),
+    (["{walk}", "{run}", "--at", "5"], "--at"),
+    (["{walk}", "{run}", "--at", "x", "y"], "--at"),
+    (["{walk}", "{run}", "--length", "-1"], "--length"),
+    (["{walk}", "{run}", "--joints", "legs"], "--joints"),
+    (["{walk}", "{run}", "--method", "WIGGLE"], "--method"),
+])
+def test_usage_errors_name_the_option(mocap_dir, tmp_path, arguments, named):
+    paths = {"walk": mocap_dir / WALK, "run": mocap_dir / RUN, "folder": mocap_dir}
+    result = run_loopsmith("transition", *[a.format(**paths) for a in arguments], "-o", tmp_path / "out")
+    assert result.returncode == 2 and named in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_target_file_is_named_and_the_inputs_are_untouched(mocap_dir, tmp_path):
+    walk = shutil.copyfile(mocap_dir / WALK, tmp_path / "walk.bvh")
+    broken = tmp_path / "broken.bvh"
+    broken.write_text("HIERARCHY\nROOT Hips\n{\n")
+    before = walk.read_bytes(), broken.read_bytes()
+    result = run_loopsmith("transition", walk, broken, "-o", tmp_path, "--quiet")
+    assert result.returncode == 1 and f"{broken}: cannot be read" in result.stderr and "Traceback" not in result.stderr
+    assert (walk.read_bytes(), broken.read_bytes()) == before
+    assert not [p for p in tmp_path.iterdir() if "partial" in p.name or p.name.startswith("walk_to_")]
