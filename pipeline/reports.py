@@ -79,7 +79,7 @@ def _transition_note(metrics):
 
 def summary_table(entries):
     """A text table of every entry, failure reasons in full, for the terminal."""
-    rows = [("file", "armature", "range", "grade", "visibility", "velocity jump m/s", "result")]
+    rows = [("file", "armature", "frames", "grade/method", "visibility", "velocity jump m/s", "result")]
     names = [pathlib.Path(entry["file"]).name for entry in entries]
     for entry in entries:
         path = pathlib.Path(entry["file"])
@@ -162,7 +162,7 @@ def _earlier_entries(path, entries):
         replaced = [output for output in entry.get("outputs", ()) if real(output) in written]
         if replaced:
             entry = dict(entry, outputs=[o for o in entry["outputs"] if o not in replaced], outputs_replaced=replaced)
-            notes += [f"{output} (from {entry['file']} in an earlier or concurrent run) now holds {written[real(output)]}'s loop"
+            notes += [f"{output} (from {entry['file']} in an earlier or concurrent run) now holds {written[real(output)]}'s output"
                       for output in replaced]
         kept.append(entry)
     return kept, notes

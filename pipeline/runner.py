@@ -68,8 +68,8 @@ def say(text, stream=None, end="\n"):
         os.close(devnull)
 
 
-def _count(number, noun):
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def _count(number, noun, plural=None):
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def _usage(command, message):
@@ -128,7 +128,7 @@ def _finish(command, entries, stopped, report_path, options, seconds):
     status = 0 if all(entry["status"] == "ok" for entry in entries) else 1
     try:
         kept, notes = reports.write_reports(entries, report_path, summary, _plain(options))
-        say(f"reports: {report_path} and {report_path.with_suffix('.html')}" + (f" (with {kept} entries of earlier runs)" if kept else ""))
+        say(f"reports: {report_path} and {report_path.with_suffix('.html')}" + (f" (with {_count(kept, 'entry', 'entries')} of earlier runs)" if kept else ""))
         for note in notes:
             say(f"loopsmith: note: {note}", sys.stderr)
     except LoopsmithError as error:

@@ -26,7 +26,7 @@ def add_arguments(parser):
     parser.add_argument("--length", type=seconds, help="blend length in seconds (default: chosen for the pair)")
     parser.add_argument("--at", nargs="+", default=["auto"], metavar="auto | I J",
                         help="the transition frames: 'auto' finds the best pair near FROM's end and TO's start, "
-                             "or FROM's frame I and TO's frame J (default: auto)")
+                             "or FROM's frame I and TO's frame J, as the files number them when imported (a BVH from 1) (default: auto)")
     parser.add_argument("--joints", default="all", help=f"joints the match compares: {', '.join(features.JOINT_SETS)}")
     parser.add_argument("--no-align", dest="align", action="store_false", help="keep TO where it is instead of continuing FROM's heading and floor position")
     parser.add_argument("--no-timewarp", dest="timewarp", action="store_false", help="CROSSFADE: blend frame by frame, without lining up the steps")
@@ -48,6 +48,10 @@ def check(options):
         options.at = (frame_a, frame_b)
     if options.joints not in features.JOINT_SETS:
         raise UsageError(f"--joints must be one of {', '.join(features.JOINT_SETS)}, not '{options.joints}'")
+    if not options.timewarp and options.method == "INERTIALIZE":
+        raise UsageError("--no-timewarp only applies to CROSSFADE (INERTIALIZE switches at one pair of frames)")
+    if options.joints != "all" and options.at != "auto":
+        raise UsageError("--joints chooses what the automatic match compares; with --at I J nothing is matched")
 
 
 def plan(files, options):

@@ -58,6 +58,8 @@ def process(task, options, name, inputs):
     except LoopsmithError as error:
         interrupts.check()
         blame = "" if at == source else f"{target}: "  # the entry names FROM; say when TO is the file at fault
-        entry = report.error_entry(source, blame + str(error), time.perf_counter() - started)
+        # The core calls the clips A and B; here they are the files the user named.
+        reason = str(error).replace("clip A", f"FROM ({source.name})").replace("clip B", f"TO ({target.name})")
+        entry = report.error_entry(source, blame + reason, time.perf_counter() - started)
         entry["to"] = str(target)
         return [entry]

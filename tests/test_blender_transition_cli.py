@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core import bvh
-from helpers import run_loopsmith
+from helpers import bvh_z_up, run_loopsmith
 
 pytestmark = [pytest.mark.blender, pytest.mark.realdata]
 
@@ -71,6 +71,8 @@ def test_given_frames_are_used(mocap_dir, tmp_path):
     (["{walk}", "{run}", "--length", "-1"], "--length"),
     (["{walk}", "{run}", "--joints", "legs"], "--joints"),
     (["{walk}", "{run}", "--method", "WIGGLE"], "--method"),
+    (["{walk}", "{run}", "--method", "INERTIALIZE", "--no-timewarp"], "--no-timewarp"),
+    (["{walk}", "{run}", "--at", "100", "20", "--joints", "lower"], "--joints"),
 ])
 def test_usage_errors_name_the_option(mocap_dir, tmp_path, arguments, named):
     paths = {"walk": mocap_dir / WALK, "run": mocap_dir / RUN, "folder": mocap_dir}
@@ -88,3 +90,32 @@ def test_a_bad_target_file_is_named_and_the_inputs_are_untouched(mocap_dir, tmp_
     assert result.returncode == 1 and f"{broken}: cannot be read" in result.stderr and "Traceback" not in result.stderr
     assert (walk.read_bytes(), broken.read_bytes()) == before
     assert not [p for p in tmp_path.iterdir() if "partial" in p.name or p.name.startswith("walk_to_")]
+
+
+def test_a_target_standing_along_another_axis_is_blended_upright(mocap_dir, tmp_path):
+    (tmp_path / "run_z_up.bvh").write_text(bvh.to_text(bvh_z_up(bvh.read_bvh(mocap_dir / RUN))))
+    result = run_loopsmith("transition", mocap_dir / WALK, tmp_path / "run_z_up.bvh", "-o", tmp_path / "out", "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = bvh.read_bvh(next((tmp_path / "out").glob("*.bvh")))
+    head = bvh.forward_kinematics(written)[:, written.names.index("Head")]
+    assert head[:, 1].min() > 100  # centimetres above the floor on every frame: the run was re-expressed in the walk's rest
+    assert _entry(tmp_path / "out")["transition"]["metrics"]["visibility"] <= 1.2
+
+
+def test_fbx_and_glb_clips_blend_with_bvh_ones(walk_to_run, mocap_dir, tmp_path):
+    _, out = walk_to_run
+    glb = next(out.glob("*.glb"))
+    assert run_loopsmith("transition", mocap_dir / WALK, mocap_dir / RUN, "-o", tmp_path, "--format", "fbx", "--quiet").returncode == 0
+    fbx = next(tmp_path.glob("*.fbx"))
+    for source, target in ((fbx, mocap_dir / RUN), (mocap_dir / WALK, glb)):
+        result = run_loopsmith("transition", source, target, "-o", tmp_path / "again", "--format", "bvh", "--quiet")
+        assert result.returncode == 0, result.stdout + result.stderr  # an importer's end bones and a still object do not block
+
+
+def test_a_time_warped_crossfade_keeps_the_roots_own_speed(mocap_dir, tmp_path):
+    dash = mocap_dir.parent / "bandai-actions" / "dataset-1_dash_happy_001.bvh"
+    result = run_loopsmith("transition", mocap_dir / WALK, dash, "-o", tmp_path, "--method", "CROSSFADE", "--length", "1.0",
+                           "--at", "120", "30", "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    metrics = _entry(tmp_path)["transition"]["metrics"]
+    assert metrics["root_speed_jump"] <= metrics["clips_root_speed_jump"]  # the warp times the body, not the travel

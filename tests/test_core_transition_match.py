@@ -273,7 +273,7 @@ def test_bad_requests_name_the_problem(walk):
         points.transition_candidates(walk.clip, run, ((190, 199), (1, 20)))
     with pytest.raises(TransitionError, match="unknown transition region 'middle'"):
         points.transition_candidates(walk.clip, run, "middle")
-    with pytest.raises(TransitionError, match="30 and 24 fps"):
+    with pytest.raises(TransitionError, match="clip A plays at 30 fps and clip B at 24"):
         points.transition_candidates(walk.clip, demo.walk_cycle(num_frames=100, fps=24.0).clip)
     renamed = run.with_channels(bone_names=tuple(name.replace("Foot", "Ankle") for name in run.bone_names))
     with pytest.raises(TransitionError, match="no bone named 'Foot.L'"):

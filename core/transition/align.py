@@ -8,8 +8,14 @@ imported mocap), angles radians, frames 0-based indices into each clip.
 
 import numpy as np
 
-from .. import quat, root as root_motion
+from .. import kinematics, quat, root as root_motion
 from ..errors import TransitionError
+
+
+def check_rates(clip_a, clip_b):
+    """TransitionError unless both clips play at one frame rate (to a glTF's single-precision key times)."""
+    if abs(clip_a.fps - clip_b.fps) > 1e-4 * clip_a.fps:
+        raise TransitionError(f"clip A plays at {clip_a.fps:.4g} fps and clip B at {clip_b.fps:.4g}: resample one to match the other first")
 
 
 def on_skeleton(clip_b, clip_a):
@@ -19,14 +25,31 @@ def on_skeleton(clip_b, clip_a):
     bones are dropped. The result has A's bones, parents and rest pose and
     B's frames, so both clips can be blended channel by channel.
     """
-    if abs(clip_a.fps - clip_b.fps) > 1e-9:
-        raise TransitionError(f"clip B plays at {clip_b.fps:g} fps, clip A at {clip_a.fps:g}: resample one first")
+    check_rates(clip_a, clip_b)
     missing = [name for name in clip_a.bone_names if name not in clip_b.bone_names]
-    if missing:
-        raise TransitionError(f"clip B has no bone named {', '.join(repr(name) for name in missing[:5])} (bones are matched by name)")
-    order = np.array([clip_b.bone_names.index(name) for name in clip_a.bone_names])
-    return clip_a.with_channels(frames=clip_b.frames, location=clip_b.location[:, order], rotation=clip_b.rotation[:, order],
-                                scale=clip_b.scale[:, order])
+    # A's bones that B lacks but that never move in A (an importer's end bones, a still object) keep A's pose.
+    moving = [name for name in missing if not still(clip_a, clip_a.bone_index(name))]
+    if moving:
+        raise TransitionError(f"clip B has no bone named {', '.join(repr(name) for name in moving[:5])} (bones are matched by name)")
+    order = np.array([clip_b.bone_names.index(name) if name in clip_b.bone_names else -1 for name in clip_a.bone_names])
+    # Bones can rest differently (another import's axes, another End Site): keep each bone's posed frame as B has it,
+    # re-expressed in A's rest, so the same joint turns the same way in both.
+    rest_a = kinematics.rest_relative(clip_a.parents, clip_a.rest)[:, :3, :3]
+    rest_b = kinematics.rest_relative(clip_b.parents, clip_b.rest)[order][:, :3, :3]
+    change = np.swapaxes(rest_a, -1, -2) @ rest_b  # (B, 3, 3): B's rest frame seen from A's
+    location = np.einsum("bij,fbj->fbi", change, clip_b.location[:, order])
+    rotation = quat.multiply(quat.from_matrix(change)[None], clip_b.rotation[:, order])
+    scale = clip_b.scale[:, order]
+    kept = order < 0
+    frames = len(clip_b.frames)
+    location[:, kept], rotation[:, kept], scale[:, kept] = (np.repeat(channel[:1, kept], frames, axis=0)
+                                                             for channel in (clip_a.location, clip_a.rotation, clip_a.scale))
+    return clip_a.with_channels(frames=clip_b.frames, location=location, rotation=quat.unroll(rotation), scale=scale)
+
+
+def still(clip, bone):
+    """True when ``bone``'s channels never change over ``clip``."""
+    return all(np.ptp(channel[:, bone], axis=0).max() < 1e-4 for channel in (clip.location, clip.rotation, clip.scale))  # baked keys wobble
 
 
 def travel_root(clip_a, clip_b):

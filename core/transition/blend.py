@@ -111,16 +111,44 @@ def _root_tracks(clips, root):
     return [(pose[:, :3, 3], h, quat.multiply(quat.from_axis_angle(_UP, -h), r)) for pose, h, r in zip(poses, headings, rotations)], axis
 
 
+def _at(values, times):
+    """``values (F, ...)`` at frame indices ``times (k,)``, fractional ones linearly between their neighbours."""
+    times = np.asarray(times, dtype=float)
+    low = np.clip(np.floor(times).astype(int), 0, len(values) - 1)
+    high = np.minimum(low + 1, len(values) - 1)
+    part = (times - low).reshape((-1,) + (1,) * (np.ndim(values) - 1))
+    return values[low] * (1.0 - part) + values[high] * part
+
+
+def _rotations_at(q, times):
+    """Unit quaternions ``q (F, ..., 4)`` at frame indices ``times (k,)``, fractional ones slerped."""
+    times = np.asarray(times, dtype=float)
+    low = np.clip(np.floor(times).astype(int), 0, len(q) - 1)
+    high = np.minimum(low + 1, len(q) - 1)
+    part = (times - low).reshape((-1,) + (1,) * (np.ndim(q) - 2))
+    return quat.slerp(q[low], q[high], part)
+
+
 def _steps(position, heading, index):
-    """Root steps ``(k, 3)`` between consecutive frames of ``index (k + 1,)``.
+    """Root steps ``(k, 3)`` between consecutive (possibly fractional) frame indices ``index (k + 1,)``.
 
     Each: the horizontal displacement in the character frame at the step's
     start (forward and sideways, length units per frame), then the turn
     (radians per frame).
     """
-    d = position[index[1:], :2] - position[index[:-1], :2]
-    c, s = np.cos(heading[index[:-1]]), np.sin(heading[index[:-1]])
-    return np.stack([c * d[:, 0] + s * d[:, 1], c * d[:, 1] - s * d[:, 0], heading[index[1:]] - heading[index[:-1]]], axis=1)
+    floor, turn = _at(position[:, :2], index), _at(heading, index)
+    d = floor[1:] - floor[:-1]
+    c, s = np.cos(turn[:-1]), np.sin(turn[:-1])
+    return np.stack([c * d[:, 0] + s * d[:, 1], c * d[:, 1] - s * d[:, 0], turn[1:] - turn[:-1]], axis=1)
+
+
+def _natural_steps(position, heading, times):
+    """Root steps ``(k, 3)`` at frame times ``times (k + 1,)``: the clip's own step from each time on.
+
+    Along a time warp a clip plays faster or slower from frame to frame; its
+    root still moves at its own speed (the warp times the body, not the travel).
+    """
+    return _at(_steps(position, heading, np.arange(len(heading))), np.asarray(times, dtype=float)[:-1])
 
 
 def _integrated(position, heading, steps):
@@ -143,12 +171,15 @@ def _frame_pairs(clip_a, frame_a, clip_b, frame_b, count, method, pairs):
     elif pairs is None:
         index_a = frame_a + np.arange(count)
     else:
-        pairs = np.asarray(pairs)
-        if pairs.shape != (count, 2) or np.any(pairs != np.round(pairs)):
-            raise TransitionError(f"the blend lasts {count} frames: pairs must be {count} whole (A frame, B frame) rows, got shape {pairs.shape}")
+        pairs = np.asarray(pairs, dtype=float)
+        if pairs.shape != (count, 2) or np.any(pairs[-1] != np.round(pairs[-1])):
+            raise TransitionError(f"the blend lasts {count} frames: pairs must be {count} (A frame, B frame) rows ending on whole frames, "
+                                  f"got shape {pairs.shape}")
         if tuple(pairs[0]) != (frame_a, frame_b) or np.any(np.diff(pairs, axis=0) < 0):
             raise TransitionError(f"pairs must start at ({frame_a}, {frame_b}) and never go back in either clip")
-        return pairs[:, 0].astype(int), pairs[:, 1].astype(int)
+        if pairs[-1, 0] >= clip_a.num_frames or pairs[-1, 1] >= clip_b.num_frames:
+            raise TransitionError("the time-warped pairs run past the end of a clip: transition earlier or blend shorter")
+        return pairs[:, 0], pairs[:, 1]
     index_b = frame_b + np.arange(count)
     for index, clip, name in ((index_a, clip_a, "A"), (index_b, clip_b, "B")):
         if index[-1] >= clip.num_frames:
@@ -178,14 +209,14 @@ def _crossfaded(a, index_a, b, index_b, root_a, root_b, curve):
     """:func:`_inertialized`'s arrays for a crossfade along the frame pairs."""
     weight = blend_weights(len(index_a), curve)
     w = weight[:, None, None]
-    channels = [(1.0 - w) * a.location[index_a] + w * b.location[index_b],
-                quat.slerp(a.rotation[index_a], b.rotation[index_b], weight[:, None]),
-                (1.0 - w) * a.scale[index_a] + w * b.scale[index_b]]
+    channels = [(1.0 - w) * _at(a.location, index_a) + w * _at(b.location, index_b),
+                quat.slerp(_rotations_at(a.rotation, index_a), _rotations_at(b.rotation, index_b), weight[:, None]),
+                (1.0 - w) * _at(a.scale, index_a) + w * _at(b.scale, index_b)]
     (position_a, heading_a, tilt_a), (position_b, heading_b, tilt_b) = root_a, root_b
     step_weight = 0.5 * (weight[1:] + weight[:-1])[:, None]
-    steps = (1.0 - step_weight) * _steps(position_a, heading_a, index_a) + step_weight * _steps(position_b, heading_b, index_b)
-    height = (1.0 - weight[:, None]) * position_a[index_a, 2:] + weight[:, None] * position_b[index_b, 2:]
-    tilt = quat.slerp(tilt_a[index_a], tilt_b[index_b], weight)
+    steps = (1.0 - step_weight) * _natural_steps(position_a, heading_a, index_a) + step_weight * _natural_steps(position_b, heading_b, index_b)
+    height = (1.0 - weight[:, None]) * _at(position_a, index_a)[:, 2:] + weight[:, None] * _at(position_b, index_b)[:, 2:]
+    tilt = quat.slerp(_rotations_at(tilt_a, index_a), _rotations_at(tilt_b, index_b), weight)
     return channels, steps, height, tilt
 
 
@@ -226,10 +257,11 @@ def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", c
     frame_a, frame_b: 0-based frame indices where the transition starts in
     each clip (B is aligned so its character frame there is A's). method:
     INERTIALIZE or CROSSFADE (see the module). curve: CROSSFADE's weight
-    curve, one of :data:`CURVES`. pairs: ``(P, 2)`` integer (A frame, B frame)
-    rows for CROSSFADE to blend instead of the one-to-one run (a time warp:
-    starting at (frame_a, frame_b), never going back), one per blend frame,
-    so ``P = round(length * fps) + 1``. lock_feet: keep planted feet planted.
+    curve, one of :data:`CURVES`. pairs: ``(P, 2)`` (A frame, B frame) rows
+    for CROSSFADE to blend instead of the one-to-one run (a time warp:
+    starting at (frame_a, frame_b), never going back, ending on whole frames;
+    fractional rows are sampled between frames), one per blend frame, so
+    ``P = round(length * fps) + 1``. lock_feet: keep planted feet planted.
     align_b: False blends B where it stands (placed by the user): the root
     blends like any channel and B after the blend is B unmoved.
     Bones are matched by name; the result is on A's skeleton. TransitionError for
@@ -246,6 +278,7 @@ def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", c
         raise TransitionError(f"a blend of {length:g} s is under three frames at {clip_a.fps:g} fps")
     b = on_skeleton(clip_b, clip_a)
     index_a, index_b = _frame_pairs(clip_a, frame_a, b, frame_b, span + 1, method, pairs)
+    last_b = int(round(index_b[-1]))
     root = travel_root(clip_a, b)
     tracks, axis = _root_tracks((clip_a, b), root)
     if method == "INERTIALIZE":
@@ -262,19 +295,20 @@ def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", c
     if align_b:
         blend = root_motion.with_root_global(blend, root, np.concatenate([floor, height], axis=1),
                                              quat.multiply(quat.from_axis_angle(_UP, heading), tilt))
-        b_placed = align(b, index_b[-1], blend, span, root, root)
+        b_placed = align(b, last_b, blend, span, root, root)
 
-    result = _joined([clip_a.slice_frames(0, frame_a + 1), blend.slice_frames(1, span), b_placed.slice_frames(index_b[-1], b.num_frames)])
+    result = _joined([clip_a.slice_frames(0, frame_a + 1), blend.slice_frames(1, span), b_placed.slice_frames(last_b, b.num_frames)])
     changed = np.zeros(result.num_frames, dtype=bool)
     changed[frame_a + 1:frame_a + span] = True
     if lock_feet:
         # What the feet follow: A up to the switch, then B as placed (a crossfade follows A while A weighs more).
         follows_a = blend_weights(span + 1, curve)[1:span] < 0.5 if method == "CROSSFADE" else np.zeros(span - 1, dtype=bool)
-        middle = b_placed.take_frames(index_b[1:span]).with_channels(
-            location=np.where(follows_a[:, None, None], clip_a.location[index_a[1:span]], b_placed.location[index_b[1:span]]),
-            rotation=np.where(follows_a[:, None, None], clip_a.rotation[index_a[1:span]], b_placed.rotation[index_b[1:span]]))
-        reference = _joined([clip_a.slice_frames(0, frame_a + 1), middle, b_placed.slice_frames(index_b[-1], b.num_frames)])
+        near_a, near_b = np.round(index_a[1:span]).astype(int), np.round(index_b[1:span]).astype(int)  # whole frames are enough to plant feet
+        middle = b_placed.take_frames(near_b).with_channels(
+            location=np.where(follows_a[:, None, None], clip_a.location[near_a], b_placed.location[near_b]),
+            rotation=np.where(follows_a[:, None, None], clip_a.rotation[near_a], b_placed.rotation[near_b]))
+        reference = _joined([clip_a.slice_frames(0, frame_a + 1), middle, b_placed.slice_frames(last_b, b.num_frames)])
         result, changed = _planted(result, reference, changed)
     window = np.flatnonzero(changed)
     return TransitionResult(result, (int(window[0]), int(window[-1])), int(frame_a), int(frame_b), int(frame_a + span),
-                            int(index_b[-1]), int(root), method)
+                            last_b, int(root), method)

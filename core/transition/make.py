@@ -82,8 +82,21 @@ def _warped_pairs(fa, fb, index_a, index_b, span):
     path (each pair placed halfway between the clips' timings).
     """
     region = distance.distance_map(fa[index_a:index_a + span + 1], fb[index_b:index_b + span + 1])
-    times_a, times_b = timewarp.blend_timing(timewarp.time_warp(region), 0.5)
-    return np.stack([index_a + np.round(times_a), index_b + np.round(times_b)], axis=1).astype(int)
+    times_a, times_b = (_smoothed(times) for times in timewarp.blend_timing(timewarp.time_warp(region), 0.5))
+    return np.stack([index_a + times_a, index_b + times_b], axis=1)  # fractional: both clips sampled at the same fraction
+
+
+def _smoothed(times, passes=4):
+    """Frame times ``(N,)`` of a time-warp path with its corners rounded off, ends kept.
+
+    The path's steps change a clip's playback rate from one frame to the next
+    (standing still, then double speed), which the root would show as a
+    stutter; averaging neighbours keeps the times monotone and the rate smooth.
+    """
+    times = np.asarray(times, dtype=float)
+    for _ in range(passes):
+        times = np.concatenate([times[:1], 0.25 * times[:-2] + 0.5 * times[1:-1] + 0.25 * times[2:], times[-1:]])
+    return times
 
 
 def _thinned(region_map):
@@ -134,7 +147,7 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
         raise TransitionError(f"unknown transition method '{method}' (one of {', '.join(METHODS)})")
     if length is not None and not (isinstance(length, numbers.Real) and np.isfinite(length) and length > 0):
         raise TransitionError(f"the blend length must be a positive number of seconds or None (chosen), got {length!r}")
-    on_skeleton(clip_b, clip_a)  # same frame rate, every bone of A in B: one clear error before any work
+    clip_b = on_skeleton(clip_b, clip_a)  # B on A's bones and rest: one clear error before any work, then one skeleton throughout
     poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
     fa, fb = points.matching_features(clip_a, clip_b, joints, poses, weights)
     window = max(1, min(int(round(points.WINDOW_SECONDS * clip_a.fps)), len(fa), len(fb)))

@@ -17,7 +17,7 @@ from .. import contacts as foot_contacts, kinematics, quat, root as root_motion
 from ..errors import TransitionError
 from ..footlock import leg_chains
 from ..metrics import descendants
-from . import distance, features
+from . import align, distance, features
 
 WINDOW_SECONDS = 0.3  # seconds of both clips a candidate's distance sums over
 SEPARATION_SECONDS = 0.2  # candidates are local minima this far apart at least
@@ -87,7 +87,8 @@ def matching_features(clip_a, clip_b, joints=None, poses=None, weights="length")
     """Pose features (fa ``(Fa, K)``, fb ``(Fb, K)``) float32 of two clips, comparable with each other.
 
     joints: see :func:`.features.joint_indices`, chosen on A and found by
-    name in B (TransitionError if B lacks one), weighted alike: weights is
+    name in B (TransitionError if B lacks one given by name; a named set
+    keeps the joints both have), weighted alike: weights is
     "length" (A's bone lengths), "uniform" or one weight per joint; both
     clips' headings measured on one axis of their roots. poses: the clips'
     float32 armature-space matrices, when already computed.
@@ -97,11 +98,13 @@ def matching_features(clip_a, clip_b, joints=None, poses=None, weights="length")
     roots = [features.character_root(clip, pose) for clip, pose in zip((clip_a, clip_b), poses)]
     indices = features.joint_indices(clip_a, joints, roots[0])
     names = [clip_a.bone_names[index] for index in indices]
+    if not isinstance(joints, (list, tuple)):  # a named set: A's still extras that B lacks (an importer's end bones) are not compared
+        names = [name for name in names if name in clip_b.bone_names or not align.still(clip_a, clip_a.bone_index(name))]
     missing = [name for name in names if name not in clip_b.bone_names]
     if missing:
         raise TransitionError(f"clip B has no bone named {', '.join(repr(name) for name in missing[:5])} (bones are matched by name)")
     if isinstance(weights, str) and weights == "length":
-        weights = features.bone_weights(clip_a)[indices]  # A's lengths for both, so they weigh alike
+        weights = features.bone_weights(clip_a)[[clip_a.bone_index(name) for name in names]]  # A's lengths for both, so they weigh alike
     # One heading axis for both, or their character frames could differ by a constant turn.
     axis = root_motion.heading_axis(np.concatenate([quat.from_matrix(pose[:, root, :3, :3]) for pose, root in zip(poses, roots)]))
     return tuple(features.pose_features(clip, names, weights, pose=pose, root=root, heading_axis=axis)
@@ -122,8 +125,7 @@ def transition_candidates(clip_a, clip_b, region="end_start", window_seconds=WIN
     ``separation_seconds`` apart. TransitionError names what does not fit (frame
     rates, missing bones, a region outside a clip).
     """
-    if abs(clip_a.fps - clip_b.fps) > 1e-6 * clip_a.fps:
-        raise TransitionError(f"the clips play at {clip_a.fps:g} and {clip_b.fps:g} fps: resample one to match the other first")
+    align.check_rates(clip_a, clip_b)
     window = max(1, int(round(window_seconds * clip_a.fps)))
     separation = max(1, int(round(separation_seconds * clip_a.fps)))
     (a0, a1), (b0, b1) = window_regions(clip_a, clip_b, region, window, reach_seconds)
