@@ -5,7 +5,6 @@ root travelling. Also times the core stitching alone on 100,000 frames.
 Run: ``.venv/bpy-5.0.1/bin/python bench/bench_make_loop.py``.
 """
 
-import argparse
 import sys
 import time
 
@@ -26,13 +25,13 @@ def _scene(bones, frames):
     ext, _ = dev_extension.enable(LOOP_SUBMODULES)
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.context.scene.render.fps = 30
-    clip = _travelling_clip(ext, bones, frames)
+    clip = travelling_clip(ext, bones, frames)
     obj = ext.bridge.armature.create_armature(bpy.context, clip, "Bench")
     ext.bridge.clip_io.write_clip(obj, clip, "source")
     return ext, obj
 
 
-def _travelling_clip(ext, bones, frames):
+def travelling_clip(ext, bones, frames):
     clip = common.large_clip(ext, bones, frames)
     location = clip.location.copy()
     location[:, 0, 1] += np.arange(frames) * 0.04  # the root walks 1.2 m/s
@@ -128,11 +127,7 @@ def core_only(frames, bones=60):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--variant")
-    parser.add_argument("--bones", type=int, default=60)
-    parser.add_argument("--frames", type=int, default=10_000)
-    args, _ = parser.parse_known_args()
+    args = common.size_arguments(__doc__)
     if args.variant:
         ext, obj = _scene(args.bones, args.frames)
         repeats = 1 if args.variant == "baseline" else 5

@@ -8,7 +8,6 @@ is raw bulk I/O of the same curves: ``foreach_get`` of both actions, then
 Run: ``.venv/bpy-5.0.1/bin/python bench/bench_transition_blender.py``.
 """
 
-import argparse
 import sys
 import time
 
@@ -16,7 +15,7 @@ import common
 
 import numpy as np  # noqa: E402
 
-from bench_make_loop import LOOP_SUBMODULES, _travelling_clip  # noqa: E402
+from bench_make_loop import LOOP_SUBMODULES, travelling_clip  # noqa: E402
 
 SUBMODULES = LOOP_SUBMODULES + ("core.transition.make", "operators.make_transition")
 TARGET_OFFSET = 3000  # frames: the target plays the source's motion from here on
@@ -30,7 +29,7 @@ def _scene(bones, frames):
     ext, _ = dev_extension.enable(SUBMODULES)
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.context.scene.render.fps = 30
-    clip = _travelling_clip(ext, bones, frames + TARGET_OFFSET)
+    clip = travelling_clip(ext, bones, frames + TARGET_OFFSET)
     obj = ext.bridge.armature.create_armature(bpy.context, clip, "Bench")
     ext.bridge.clip_io.write_clip(obj, clip.slice_frames(TARGET_OFFSET, frames + TARGET_OFFSET).with_channels(frames=clip.frames[:frames]), "target")
     ext.bridge.clip_io.write_clip(obj, clip.slice_frames(0, frames), "source")
@@ -103,11 +102,7 @@ def _reset(ext, obj):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--variant")
-    parser.add_argument("--bones", type=int, default=60)
-    parser.add_argument("--frames", type=int, default=10_000)
-    args, _ = parser.parse_known_args()
+    args = common.size_arguments(__doc__)
     if args.variant == "core":
         ext, obj = _scene(args.bones, args.frames)
         common.finish({"seconds": core_only(ext, obj)})

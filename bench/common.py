@@ -5,6 +5,7 @@ peak memory can be read: the kernel's peak-RSS counter is reset just before
 the variant and read just after.
 """
 
+import argparse
 import json
 import os
 import pathlib
@@ -84,6 +85,15 @@ def large_clip(ext, bones=60, frames=10_000, rotation_mode="QUATERNION", seed=0)
         animated_rotation=np.ones(bones, dtype=bool),
         animated_scale=np.ones((bones, 3), dtype=bool),
     )
+
+
+def size_arguments(description):
+    """A benchmark's options: ``--variant`` (run one variant in this process), ``--bones``, ``--frames``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--variant")
+    parser.add_argument("--bones", type=int, default=60)
+    parser.add_argument("--frames", type=int, default=10_000)
+    return parser.parse_known_args()[0]
 
 
 def run_variant(script, variant, *args):
