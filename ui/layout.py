@@ -23,15 +23,21 @@ def _shown(data, name):
     return True
 
 
-def draw_range(layout, data, candidate=None):
-    layout.prop(data, "range_mode")
-    if data.range_mode == "FOUND":
-        text = f"{candidate.frame_start}-{candidate.frame_end} ({candidate.grade.title()})" if candidate else "Run Find Loop first"
-        layout.label(text=text, icon="CHECKMARK" if candidate else "ERROR")
-    if data.range_mode == "MANUAL":
+def _draw_choice(layout, data, mode, found, missing, frames):
+    """The ``mode`` menu, then FOUND's choice (``found``: its text, None if nothing is chosen: ``missing`` says what to do)
+    or MANUAL's two ``frames`` properties."""
+    layout.prop(data, mode)
+    if getattr(data, mode) == "FOUND":
+        layout.label(text=found or missing, icon="CHECKMARK" if found else "ERROR")
+    if getattr(data, mode) == "MANUAL":
         row = layout.row(align=True)
-        row.prop(data, "frame_start")
-        row.prop(data, "frame_end")
+        for name in frames:
+            row.prop(data, name)
+
+
+def draw_range(layout, data, candidate=None):
+    found = f"{candidate.frame_start}-{candidate.frame_end} ({candidate.grade.title()})" if candidate else None
+    _draw_choice(layout, data, "range_mode", found, "Run Find Loop first", ("frame_start", "frame_end"))
 
 
 def draw_method(layout, data):
@@ -87,14 +93,8 @@ TRANSITION_PARAMETERS = {
 
 
 def draw_transition_point(layout, data, point=None):
-    layout.prop(data, "point_mode")
-    if data.point_mode == "FOUND":
-        text = f"A {point.frame_a} of '{data.points_source.name}', B {point.frame_b}" if point else "Run with an automatic point first"
-        layout.label(text=text, icon="CHECKMARK" if point else "ERROR")
-    if data.point_mode == "MANUAL":
-        row = layout.row(align=True)
-        row.prop(data, "frame_a")
-        row.prop(data, "frame_b")
+    found = f"A {point.frame_a} of '{data.points_source.name}', B {point.frame_b}" if point else None
+    _draw_choice(layout, data, "point_mode", found, "Run with an automatic point first", ("frame_a", "frame_b"))
 
 
 def draw_transition_method(layout, data):
