@@ -134,6 +134,68 @@ def transition_properties():
     }
 
 
+INTERPOLATION_ITEMS = (
+    ("CUBIC", "Cubic", "A smooth curve through the frames: speeds do not jump at every original frame"),
+    ("LINEAR", "Linear", "Straight between frames (locations lerped, rotations slerped)"),
+)
+RETIME_ITEMS = (
+    ("SPEED", "Speed", "Play this many times as fast"),
+    ("DURATION", "Duration", "Stretch or squeeze the action to last this long"),
+)
+HOLD_ITEMS = (
+    ("CURRENT", "Current Frame", "Hold the pose at the current frame"),
+    ("FRAME", "Frame", "Hold the pose at a chosen frame"),
+    ("REST", "Rest Pose", "Hold the rest pose"),
+)
+SPLICE_TIMING_ITEMS = (
+    ("AUTO", "Automatic", "Line up the lower bodies' steps when both clips step"),
+    ("WARP", "Time Warp", "Line up the lower bodies' steps first"),
+    ("NONE", "None", "Play the upper body at its own speed"),
+)
+BLEND_TIMING_ITEMS = (
+    ("CONTACTS", "Foot Contacts", "The same foot lands at the same moment in both"),
+    ("FRACTION", "Fraction", "Both sampled at the same fraction of their length"),
+    ("WARP", "Time Warp", "Follow the time warp of the two lower bodies"),
+)
+SHORTER_ITEMS = (
+    ("CLAMP", "Clamp", "End with the shorter motion (splice: hold its last pose)"),
+    ("LOOP", "Loop", "Play the shorter motion again"),
+)
+
+
+def edit_properties():
+    """Fresh definitions of the editing operators' parameters (frames are frame numbers, times seconds)."""
+    seconds = {"subtype": "TIME_ABSOLUTE", "unit": "TIME_ABSOLUTE"}
+    return {
+        "resample_fps": FloatProperty(name="Frame Rate", description="The new frame rate, frames per second", default=60.0, min=1.0, max=1000.0,
+                                      soft_max=240.0),
+        "interpolation": EnumProperty(name="Interpolation", items=INTERPOLATION_ITEMS, default="CUBIC"),
+        "set_scene_rate": BoolProperty(name="Set Scene Frame Rate", description="Play the scene at the new rate, so the action keeps its timing",
+                                       default=True),
+        "retime_by": EnumProperty(name="Retime By", items=RETIME_ITEMS, default="SPEED"),
+        "speed": FloatProperty(name="Speed", description="How many times as fast (0.5: half speed, twice as long)", default=0.5, min=0.01,
+                               max=100.0, soft_max=4.0),
+        "duration": FloatProperty(name="Duration", description="The new length", default=2.0, min=0.01, soft_max=60.0, **seconds),
+        "freeze_bones": StringProperty(name="Bones", description="Bones to hold still, separated by commas; empty: the selected pose bones"),
+        "freeze_hold": EnumProperty(name="Hold", items=HOLD_ITEMS, default="CURRENT"),
+        "freeze_frame": IntProperty(name="Frame", description="The frame whose pose is held", default=1),
+        "freeze_use_range": BoolProperty(name="Only a Range", description="Freeze only some frames, easing in and out around them", default=False),
+        "freeze_start": IntProperty(name="Start", description="First frozen frame", default=1),
+        "freeze_end": IntProperty(name="End", description="Last frozen frame", default=30),
+        "freeze_blend": FloatProperty(name="Ease", description="Easing in before and out after the range", default=0.25, min=0.0, soft_max=2.0,
+                                      **seconds),
+        "freeze_location": BoolProperty(name="Location Too", description="Hold the bones' location as well as their rotation", default=False),
+        "other_action": StringProperty(name="Other", description="Splice: the action whose upper body is carried over; Blend: action B",
+                                       search=_matching_action_names, search_options={"SORT", "SUGGESTION"}),
+        "upper_root": StringProperty(name="Upper Body From", description="The first bone of the upper body; empty finds the spine above the pelvis"),
+        "splice_timing": EnumProperty(name="Timing", items=SPLICE_TIMING_ITEMS, default="AUTO"),
+        "blend_weight": FloatProperty(name="Weight", description="How much of the other action: 0 is this one, 1 the other", default=0.5,
+                                      min=0.0, max=1.0, subtype="FACTOR"),
+        "blend_timing": EnumProperty(name="Timing", items=BLEND_TIMING_ITEMS, default="CONTACTS"),
+        "shorter": EnumProperty(name="Shorter", items=SHORTER_ITEMS, default="CLAMP"),
+    }
+
+
 def chosen_candidate(settings):
     """The candidate selected in Find Loop's list, or None."""
     if 0 <= settings.active_candidate < len(settings.candidates):
@@ -251,12 +313,14 @@ class LoopsmithSettings(bpy.types.PropertyGroup):
         "points_source": PointerProperty(type=bpy.types.Action),
         "points_target": PointerProperty(type=bpy.types.Action),
         "distance_image": PointerProperty(type=bpy.types.Image, description="The last transition's distance map"),
+        **edit_properties(),
     }
 
 
 MAKE_LOOP_NAMES = tuple(make_loop_properties())
 FIND_LOOP_NAMES = tuple(find_loop_properties())
 TRANSITION_NAMES = tuple(transition_properties())
+EDIT_NAMES = tuple(edit_properties())
 
 classes = (LoopsmithCandidate, LoopsmithTransitionPoint, LoopsmithResult, LoopsmithSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)

@@ -51,6 +51,12 @@ def scene_fps(scene):
     return scene.render.fps / scene.render.fps_base
 
 
+def set_scene_fps(scene, fps):
+    """Make the scene play ``fps`` frames per second: a whole ``fps`` and an ``fps_base`` (29.97 is 30 / 1.001)."""
+    whole = max(1, int(np.ceil(fps - 1e-6)))
+    scene.render.fps, scene.render.fps_base = whole, whole / fps
+
+
 def require_action(obj):
     """The armature object's action; ClipError if there is none."""
     if obj is None:
@@ -112,7 +118,7 @@ class _ActionCurves:
         return min(points[0].co[0] for points in bounded), max(points[-1].co[0] for points in bounded)
 
     def sample(self, keys, frames):
-        """Values ``(len(keys), F)`` (float32) of curves at integer ``frames`` ``(F,)``, and a mask of the keys that have one.
+        """Values ``(len(keys), F)`` (float32) of curves at ``frames`` ``(F,)``, and a mask of the keys that have one.
 
         A curve keyed on exactly these frames is read as stored, with one
         ``foreach_get`` into its row; Blender evaluates the others (hand keys,
@@ -353,7 +359,7 @@ def _copy_trimmed(source, target, start, end):
     target.update()
 
 
-def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=False, cycles_travel=None):
+def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=False, cycles_travel=None, source_frames=None):
     """Write a clip to a new action assigned to ``obj``; returns the action.
 
     One key per frame on every channel the clip marks animated, rotations in
@@ -364,9 +370,12 @@ def write_clip(obj, clip, name, source_action=None, frame_range=False, cyclic=Fa
     manual frame range to the clip; ``cyclic``: also mark it cyclic and give
     every curve a Cycles modifier, so the timeline plays it as a loop.
     ``cycles_travel``: a clip bone whose location repeats with offset (root travel).
-    On any failure the half-built action is removed and nothing changes.
+    ``source_frames`` ``(F,)``: for an edit that changed time (resampled,
+    retimed, blended), the source action's (fractional) frame each clip frame
+    shows; its other curves are then sampled there, one key per frame,
+    instead of copied. On any failure the half-built action is removed and nothing changes.
     """
-    return _write_clip(obj, clip, name, source_action, frame_range, cyclic, cycles_travel).action
+    return _write_clip(obj, clip, name, source_action, frame_range, cyclic, cycles_travel, source_frames=source_frames).action
 
 
 @dataclass
@@ -392,7 +401,7 @@ def _stitch_scalars(values, dt, params):
     return looped[:, :, 0]
 
 
-def _write_clip(obj, clip, name, source_action, frame_range, cyclic, cycles_travel, stitch_params=None):
+def _write_clip(obj, clip, name, source_action, frame_range, cyclic, cycles_travel, stitch_params=None, source_frames=None):
     """:func:`write_clip`; with ``stitch_params`` the source's other smooth curves are stitched into loops too.
 
     Returns a :class:`WrittenLoop` (stitched and stepped curves listed only with ``stitch_params``).
@@ -404,12 +413,15 @@ def _write_clip(obj, clip, name, source_action, frame_range, cyclic, cycles_trav
     written = {(path, index) for _, path, index, _ in _channel_keys(clip)}
     others = {key: fc for key, fc in source_curves.curves.items() if key not in written} if source_curves else {}
     stitched = [key for key, fc in others.items() if not _is_stepped(fc)] if stitch_params is not None else []
-    copied = [key for key in others if key not in stitched]
+    resampled = list(others) if source_frames is not None else []
+    copied = [key for key in others if key not in stitched and key not in resampled]
     start, end = float(clip.frames[0]), float(clip.frames[-1])
-    stitched_values = ()
+    stitched_values = resampled_values = ()
     if stitched:
         values, _ = source_curves.sample(stitched, clip.frames)
         stitched_values = _stitch_scalars(values.T.astype(float), clip.dt, stitch_params).T
+    if resampled:
+        resampled_values, _ = source_curves.sample(resampled, np.asarray(source_frames, dtype=np.float32))
     action = bpy.data.actions.new(name)
     try:
         sink = action_api.CurveSink(action, obj)
@@ -429,7 +441,7 @@ def _write_clip(obj, clip, name, source_action, frame_range, cyclic, cycles_trav
         for path, index, group, values in _channel_curves(obj, clip, source_curves):
             co[1::2] = values
             _fill_keys(new_curve(path, index, group), co)
-        for key, values in zip(stitched, stitched_values):
+        for key, values in zip(stitched + resampled, [*stitched_values, *resampled_values]):
             co[1::2] = values
             _fill_keys(new_curve(key[0], key[1], source_group(key)), co)
         for key in copied:

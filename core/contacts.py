@@ -81,3 +81,21 @@ def seam_skating(loop_clip, travel_root=None, window=0.3):
     reach = window / loop_clip.dt
     near = (rows[:, 1] <= seam + reach) & (rows[:, 2] >= seam - reach)
     return float(rows[near, 3].max()) if near.any() else 0.0
+
+
+def toe_joints(bone_names, positions=None):
+    """Indices of the toe joints (the foot joints when no bone is named like a toe); see :func:`foot_joints`."""
+    feet = foot_joints(bone_names, positions)
+    return np.array([j for j in feet if "toe" in bone_names[j].lower()] or feet)
+
+
+def toe_skating(positions, toes, dt, frames=slice(None)):
+    """Mean horizontal speed per second of joints ``toes`` while in contact, over the steps between ``frames`` (a slice).
+
+    positions ``(F, B, 3)`` armature space (Z up), ``dt`` seconds per frame.
+    The measure papers use for foot skating; 0 when no toe is ever planted.
+    """
+    planted = detect_contacts(positions[:, toes], dt)[frames]
+    speed = np.linalg.norm(np.diff(positions[frames][:, toes, :2], axis=0), axis=-1) / dt
+    steps = planted[1:] & planted[:-1]
+    return float(speed[steps].mean()) if steps.any() else 0.0

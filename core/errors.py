@@ -15,3 +15,7 @@ class LoopError(LoopsmithError):
 
 class TransitionError(LoopsmithError):
     """A transition cannot be matched, warped or blended with the given clips, frames or parameters."""
+
+
+class EditError(LoopsmithError):
+    """A motion edit (resample, retime, freeze, splice, blend, mirror) cannot be made with the given clips or parameters."""

@@ -8,7 +8,7 @@ travel keeps accumulating from cycle to cycle.
 
 import numpy as np
 
-from . import kinematics, quat
+from . import kinematics, quat, sampling
 from .errors import LoopError
 from .stitch import seam_mismatch
 
@@ -110,6 +110,49 @@ def with_root_global(clip, root, position, rotation):
     location[:, root] = basis[:, :3, 3]
     rotations[:, root] = quat.unroll(quat.from_matrix(basis[:, :3, :3]), clip.rotation[0, root])
     return clip.with_channels(location=location, rotation=rotations)
+
+
+def root_tracks(clips, root):
+    """Per clip: the root's armature-space position ``(F, 3)``, heading ``(F,)`` and heading-free rotation ``(F, 4)``; and the heading axis.
+
+    Headings are measured on one axis of the root for all clips, so they can be compared and blended.
+    """
+    poses = [root_frames(clip, root)[0] for clip in clips]
+    rotations = [quat.from_matrix(pose[:, :3, :3]) for pose in poses]
+    axis = heading_axis(np.concatenate(rotations))
+    headings = [heading(r, axis) for r in rotations]
+    return [(pose[:, :3, 3], h, quat.multiply(_z_rotation(-h), r)) for pose, h, r in zip(poses, headings, rotations)], axis
+
+
+def floor_steps(position, heading, index):
+    """Root steps ``(k, 3)`` between consecutive (possibly fractional) frame indices ``index (k + 1,)``.
+
+    position ``(F, 3)``, heading ``(F,)``: a root track of :func:`root_tracks`.
+    Each step: the horizontal displacement in the character frame at the
+    step's start (forward and sideways, length units per frame), then the
+    turn (radians).
+    """
+    floor, turn = sampling.values_at(position[:, :2], index), sampling.values_at(heading, index)
+    d = floor[1:] - floor[:-1]
+    c, s = np.cos(turn[:-1]), np.sin(turn[:-1])
+    return np.stack([c * d[:, 0] + s * d[:, 1], c * d[:, 1] - s * d[:, 0], turn[1:] - turn[:-1]], axis=1)
+
+
+def natural_steps(position, heading, times):
+    """Root steps ``(k, 3)`` at frame times ``times (k + 1,)``: the clip's own step (per frame) from each time on.
+
+    Along a time warp a clip plays faster or slower from frame to frame; its
+    root still moves at its own speed (the warp times the body, not the travel).
+    """
+    return sampling.values_at(floor_steps(position, heading, np.arange(len(heading))), np.asarray(times, dtype=float)[:-1])
+
+
+def walk_steps(position, heading, steps):
+    """Horizontal positions ``(k + 1, 2)`` and headings ``(k + 1,)`` walking ``steps (k, 3)`` from (position (2,), heading)."""
+    h = heading + np.concatenate([[0.0], np.cumsum(steps[:, 2])])
+    c, s = np.cos(h[:-1]), np.sin(h[:-1])
+    world = np.stack([c * steps[:, 0] - s * steps[:, 1], s * steps[:, 0] + c * steps[:, 1]], axis=1)
+    return position + np.concatenate([np.zeros((1, 2)), np.cumsum(world, axis=0)]), h
 
 
 def remove_travel(position):

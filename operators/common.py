@@ -2,9 +2,11 @@
 
 from contextlib import contextmanager
 
+import bpy
+
 from ..bridge import clip_io
 from ..core import detect
-from ..core.errors import LoopError
+from ..core.errors import ClipError, LoopError
 
 
 def armature_problem(context):
@@ -26,6 +28,19 @@ def armature_problem(context):
     if end - start < 3:
         return f"Action '{obj.animation_data.action.name}' is shorter than 4 frames"
     return None
+
+
+def matching_action(name, obj, missing):
+    """The action called ``name``; ClipError (``missing`` when no name is given) if there is none or its bones do not match ``obj``."""
+    if not name:
+        raise ClipError(missing)
+    action = bpy.data.actions.get(name)
+    if action is None:
+        raise ClipError(f"there is no action named '{name}'")
+    problem = clip_io.action_problem(action, obj)
+    if problem:
+        raise ClipError(problem)
+    return action
 
 
 def poll_armature(operator_class, context):

@@ -10,19 +10,6 @@ from ..ui.layout import draw_transition
 from . import common
 
 
-def target_action(props, obj):
-    """The action named by ``props.target_action``; ClipError if there is none or its bones do not match ``obj``."""
-    if not props.target_action:
-        raise ClipError("choose the target action to blend into")
-    action = bpy.data.actions.get(props.target_action)
-    if action is None:
-        raise ClipError(f"there is no action named '{props.target_action}'")
-    problem = clip_io.action_problem(action, obj)
-    if problem:
-        raise ClipError(problem)
-    return action
-
-
 def found_point(settings, obj, target):
     """(source action, frame_a, frame_b) of the point chosen in the Transition list.
 
@@ -89,7 +76,7 @@ class LOOPSMITH_OT_make_transition(bpy.types.Operator):
         obj = context.active_object
         source = obj.animation_data.action
         try:
-            target = target_action(self, obj)
+            target = common.matching_action(self.target_action, obj, "choose the target action to blend into")
             if self.point_mode == "FOUND":
                 # Pin the chosen point so the redo panel keeps it.
                 source, self.frame_a, self.frame_b = found_point(settings, obj, target)

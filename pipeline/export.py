@@ -13,7 +13,7 @@ import bpy
 from ..bridge import clip_io
 from ..core import bvh
 from ..core.errors import ClipError, LoopsmithError
-from . import containers, interrupts
+from . import containers, interrupts, outputs
 from .importers import reason, silenced
 
 FORMATS = (".bvh", ".fbx", ".glb", ".blend")
@@ -183,3 +183,18 @@ def _blend_read_problem(path):
     except OSError as error:
         return f"Blender cannot read it: {reason(error)}"
     return None if actions and objects else "it holds no object or no action"
+
+
+def replace_outputs(obj, targets, frame_start, frame_end, settings, header):
+    """Write ``obj``'s active action over ``frame_start..frame_end`` to every path of ``targets``, verify each, then move them all into place.
+
+    settings, header: what :func:`.importers.load` returned for the input
+    (a BVH output keeps a BVH input's units, axes and layout). All formats
+    or none: a failure leaves every earlier output as it was.
+    """
+    scale = settings.get("bvh_scale", 1.0)
+    bvh_source = (header, settings["up_axis"]) if header is not None else None
+    frames = frame_end - frame_start + 1
+    outputs.replace_all([(target,
+                          lambda path, suffix=target.suffix: write(obj, path, suffix, frame_start, frame_end, scale, bvh_source),
+                          lambda path, suffix=target.suffix: verify(path, suffix, frames)) for target in targets])

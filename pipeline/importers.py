@@ -13,6 +13,7 @@ import tempfile
 
 import bpy
 
+from ..bridge import clip_io
 from ..core import bvh
 from ..core.errors import LoopsmithError
 from . import containers, interrupts
@@ -113,3 +114,13 @@ def _read(path, suffix, settings):
 def armatures_with_actions():
     """Names of the scene's armatures that have an action to loop."""
     return [obj.name for obj in bpy.data.objects if obj.type == "ARMATURE" and obj.animation_data and obj.animation_data.action]
+
+
+def armature_clip(path, options):
+    """Import ``path``; its first armature with an action, that action's clip, the import settings and the BVH header (or None)."""
+    settings, header = load(path, options)
+    names = armatures_with_actions()
+    if not names:
+        raise InputError("has no armature with an action")
+    obj = bpy.data.objects[names[0]]
+    return obj, clip_io.read_clip(obj), settings, header

@@ -10,6 +10,7 @@ HELP = "loop every armature of the given files and folders"
 OUTPUT_TAG = "_loop"  # outputs are <input stem>_loop.<format>
 JOB = "make_loop_job"
 DONE = "looped"  # what the summary says of a finished task
+INPUTS = "+"  # argparse nargs of the input paths
 
 METHODS_HELP = "methods (--method):\n" + "\n".join(f"  {name:19s} {text}" for name, (_, text) in stitch.METHOD_INFO.items()) + """
 

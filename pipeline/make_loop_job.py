@@ -38,7 +38,7 @@ def _loop_range(clip, options):
     return (detection.best.frame_start, detection.best.frame_end), detection
 
 
-def _loop_armature(obj, path, options, targets, settings, bvh_source):
+def _loop_armature(obj, path, options, targets, settings, header):
     started = time.perf_counter()
     source = clip_io.require_action(obj)
     scene = bpy.context.scene
@@ -56,11 +56,8 @@ def _loop_armature(obj, path, options, targets, settings, bvh_source):
     if written.stitched_curves or written.stepped_curves:
         entry["other_curves"] = {"stitched": [f"{path}[{index}]" for path, index in written.stitched_curves],
                                  "stepped": [f"{path}[{index}]" for path, index in written.stepped_curves]}
-    scale = settings.get("bvh_scale", 1.0)
     # All formats or none, last: an interrupted or failed file leaves no output that its report entry does not list.
-    outputs.replace_all([(target,
-                          lambda path, suffix=target.suffix: export.write(obj, path, suffix, start, last, scale, bvh_source),
-                          lambda path, suffix=target.suffix: export.verify(path, suffix, last - start + 1)) for target in targets])
+    export.replace_outputs(obj, targets, start, last, settings, header)
     entry["seconds"] = round(time.perf_counter() - started, 3)
     return entry
 
@@ -76,7 +73,6 @@ def process(task, options, stem, inputs):
     started = time.perf_counter()
     try:
         settings, header = importers.load(path, options)
-        bvh_source = (header, settings["up_axis"]) if header is not None else None
         imported = time.perf_counter() - started
         names = importers.armatures_with_actions()
         if not names:
@@ -87,7 +83,7 @@ def process(task, options, stem, inputs):
             obj = bpy.data.objects[name]
             try:
                 targets = _targets(stem, name, len(names) > 1, options, path, inputs)
-                entries.append(_loop_armature(obj, path, options, targets, settings, bvh_source))
+                entries.append(_loop_armature(obj, path, options, targets, settings, header))
             except LoopsmithError as error:
                 interrupts.check()
                 entries.append(report.error_entry(path, str(error), time.perf_counter() - begun, name))

@@ -161,6 +161,19 @@ def transition_entry(source, target, armature, outputs, made, seconds):
     }
 
 
+def edit_entry(path, other, armature, outputs, edited, seconds):
+    """The report of one edit (``edited``: a :class:`~..core.edit.measure.EditResult`); ``other``: a pair's second file, or None."""
+    entry = {
+        "file": str(path), "armature": armature, "status": "ok", "outputs": [str(output) for output in outputs],
+        "frames": int(edited.clip.num_frames), "fps": round(float(edited.clip.fps), 6), "seconds": round(seconds, 3),
+        "edit": {"name": edited.edit, "numbers": {name: round(float(value), 4) for name, value in edited.numbers.items()},
+                 "notes": list(edited.notes)},
+    }
+    if other is not None:
+        entry["with"] = str(other)
+    return entry
+
+
 def error_entry(path, reason, seconds, armature=""):
     """The report of a file or armature that could not be looped."""
     return {"file": str(path), "armature": armature, "status": "error", "error": reason, "seconds": round(seconds, 3)}
@@ -464,12 +477,22 @@ def _transition_section(heading, entry):
     return f'<section>{heading}{facts}<div class="figures">{figure}<div>{candidates}</div></div></section>'
 
 
+def _edit_section(heading, entry):
+    edit = entry["edit"]
+    outputs = ", ".join(f"<code>{html.escape(output)}</code>" for output in entry["outputs"]) or "none"
+    rows = "".join(f"<tr><td>{html.escape(name.replace('_', ' '))}</td><td>{value:g}</td></tr>" for name, value in edit["numbers"].items())
+    notes = "".join(f"<li>{html.escape(note)}</li>" for note in edit["notes"])
+    return (f'<section>{heading}<p>{edit["name"].capitalize()}: {entry["frames"]} frames at {entry["fps"]:g} fps. Output: {outputs}.</p>'
+            f'<table class="summary"><tbody>{rows}</tbody></table>{f"<ul>{notes}</ul>" if notes else ""}</section>')
+
+
 def _cycles(count):
     return f"{count} cycle{'' if count == 1 else 's'}"
 
 
 def _title(entry):
     name = pathlib.Path(entry["file"]).name + (f" \u2192 {pathlib.Path(entry['to']).name}" if entry.get("to") else "")
+    name += f" + {pathlib.Path(entry['with']).name}" if entry.get("with") else ""
     return html.escape(name), html.escape(entry["armature"])
 
 
@@ -480,7 +503,10 @@ def _summary_table(entries):
     for index, entry in enumerate(entries):
         name, armature = _title(entry)
         cells = [f'<a class="name" href="#entry-{index}">{name}</a>', f'<span class="name">{armature or "-"}</span>']
-        if entry["status"] == "ok" and "transition" in entry:
+        if entry["status"] == "ok" and "edit" in entry:
+            cells += [f"{entry['frames']} at {entry['fps']:g} fps", entry["edit"]["name"], "-", "-", "-", f"{entry['seconds']:.2f}"]
+            rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+        elif entry["status"] == "ok" and "transition" in entry:
             t = entry["transition"]
             cells += [f"{t['from_frame']} &rarr; {t['to_frame']} (changes {t['window'][0]}-{t['window'][1]})", t["method"].lower(),
                       f"{t['metrics']['visibility']:.2f}", f"root {t['metrics']['root_speed_jump']:.2f}", "-", f"{entry['seconds']:.2f}"]
@@ -506,6 +532,8 @@ def _entry_section(index, entry):
         return f'<section>{heading}<p class="error">Failed: {html.escape(entry["error"])}</p></section>'
     if "transition" in entry:
         return _transition_section(heading, entry)
+    if "edit" in entry:
+        return _edit_section(heading, entry)
     before, after = entry["seam_before"], entry["seam_after"]
     found = f", {_cycles(entry['cycles'])}, {entry['grade']}" if "grade" in entry else ", range given"
     root = f"root {entry['root_mode'].lower()}" + (f" on {html.escape(entry['root_bone'])}" if entry["root_bone"] else "")

@@ -84,7 +84,12 @@ def summary_table(entries):
     for entry in entries:
         path = pathlib.Path(entry["file"])
         name = path.name if names.count(path.name) == 1 or len(path.parts) < 2 else "/".join(path.parts[-2:])
-        if entry["status"] == "ok" and "transition" in entry:
+        if entry["status"] == "ok" and "edit" in entry:
+            edit = entry["edit"]
+            name += f" + {pathlib.Path(entry['with']).name}" if entry.get("with") else ""
+            rows.append((name, entry["armature"], f"{entry['frames']} at {entry['fps']:g} fps", edit["name"], "-", "-",
+                         "; ".join(edit["notes"]) or "ok"))
+        elif entry["status"] == "ok" and "transition" in entry:
             t, m = entry["transition"], entry["transition"]["metrics"]
             name = f"{name} -> {pathlib.Path(entry['to']).name}"
             rows.append((name, entry["armature"], f"{t['from_frame']} -> {t['to_frame']}", t["method"].lower(), f"{m['visibility']:.2f}",
@@ -146,18 +151,27 @@ def _locked(path):
             lock.unlink()
 
 
+def _identity(entry):
+    """What a run's entry replaces an earlier one for: the same command on the same file(s) and armature.
+
+    Entries of reports written before entries named their command are make-loop's, or transition's when they have a TO.
+    """
+    command = entry.get("command") or ("transition" if entry.get("to") else "make-loop")
+    return command, real(entry["file"]), entry.get("armature", ""), entry.get("to"), entry.get("with")
+
+
 def _earlier_entries(path, entries):
-    """Entries of the report at ``path`` that this run does not replace (same file and armature), and notes.
+    """Entries of the report at ``path`` that this run does not replace (same command, file(s) and armature), and notes.
 
     An earlier entry whose output this run has since written over (another
     input with the same output name) loses that output from its list, which
     moves to ``outputs_replaced``, and a note says so.
     """
-    ours = {(real(entry["file"]), entry.get("armature", ""), entry.get("to")) for entry in entries}
+    ours = {_identity(entry) for entry in entries}
     written = {real(output): entry["file"] for entry in entries for output in entry.get("outputs", ())}
     kept, notes = [], []
     for entry in _read_entries(path):
-        if (real(entry["file"]), entry.get("armature", ""), entry.get("to")) in ours:
+        if _identity(entry) in ours:
             continue
         replaced = [output for output in entry.get("outputs", ()) if real(output) in written]
         if replaced:

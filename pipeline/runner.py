@@ -1,9 +1,10 @@
 """The job runner every command plugs into: inputs, worker processes, progress, reports, exit codes.
 
-A command module provides ``NAME``, ``HELP``, ``JOB`` (the name of its
+A command (a module, or an object such as :class:`.edit.EditCommand`)
+provides ``NAME``, ``HELP``, ``JOB`` (the name of its
 bpy-side module, whose ``process(task, options, name, inputs)`` returns the
 report entries of one task), ``DONE`` (what the summary says of a finished
-task), ``add_arguments(parser)``, ``check(options)`` and
+task), ``INPUTS`` (argparse nargs of the input paths), ``add_arguments(parser)``, ``check(options)`` and
 ``plan(files, options) -> (tasks, names)``: the tasks (tuples of input
 paths: one file for make-loop, a pair for transition) and each task's output
 name. This module needs no Blender: the job module is imported
@@ -35,9 +36,9 @@ OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend")
 _GRACE = 5.0  # seconds a worker gets to stop after SIGTERM before it is killed
 
 
-def add_common_arguments(parser):
-    """Options every file command shares: inputs, outputs, import settings, workers, reports."""
-    parser.add_argument("inputs", nargs="+", type=pathlib.Path, help="BVH, FBX, glTF/GLB or .blend files, or folders of them")
+def add_common_arguments(parser, inputs="+"):
+    """Options every file command shares: inputs (``inputs``: their argparse nargs), outputs, import settings, workers, reports."""
+    parser.add_argument("inputs", nargs=inputs, type=pathlib.Path, help="BVH, FBX, glTF/GLB or .blend files, or folders of them")
     parser.add_argument("-o", "--out", type=pathlib.Path, default=pathlib.Path("loopsmith_out"), help="output folder")
     parser.add_argument("--format", choices=OUTPUT_FORMATS, nargs="+", default=["same"], help="output formats, one or more ('same': the input's)")
     parser.add_argument("--bvh-scale", type=number(*bvh.SCALE_RANGE), default=None,
@@ -197,7 +198,10 @@ def _process(command, options, plan, indices, done):
     interrupts.check()
     for index in indices:
         task = plan.tasks[index]
-        done(job.process(task, options, plan.names[index], plan.inputs), task[0].name)
+        entries = job.process(task, options, plan.names[index], plan.inputs)
+        for entry in entries:
+            entry["command"] = command.NAME  # a later run of another command on the same file keeps this entry
+        done(entries, task[0].name)
 
 
 class _Progress:
@@ -251,6 +255,7 @@ class _Worker:
 
     def __init__(self, command, options, plan, indices, folder, index):
         self.tasks = [plan.tasks[i] for i in indices]
+        self.command = command.NAME
         self.output = folder / f"worker{index}.jsonl"
         self.log = folder / f"worker{index}.log"
         job = folder / f"worker{index}-job.json"
@@ -301,8 +306,8 @@ class _Worker:
         why = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
         lines = self.log.read_text(errors="replace").strip().splitlines() if self.log.is_file() else []
         detail = f": {lines[-1]}" if lines else ""
-        return found + [report.error_entry(str(task[0]), f"the worker process stopped ({why}{detail}) before finishing this file", 0.0)
-                        for task in self.tasks if str(task[0]) not in finished]
+        return found + [dict(report.error_entry(str(task[0]), f"the worker process stopped ({why}{detail}) before finishing this file", 0.0),
+                             command=self.command) for task in self.tasks if str(task[0]) not in finished]
 
 
 def work(job_path):

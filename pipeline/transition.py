@@ -11,6 +11,7 @@ NAME = "transition"
 HELP = "blend one clip into another: FROM up to the best transition point, then TO, aligned to continue it"
 JOB = "transition_job"
 DONE = "made"
+INPUTS = "+"  # argparse nargs of the input paths
 
 EPILOG = """\
 methods (--method):

@@ -6,23 +6,11 @@ stays open, so the result is written onto FROM's armature and exported.
 
 import time
 
-import bpy
-
 from ..bridge import clip_io
 from ..core.errors import LoopsmithError
 from ..core.transition import make
 from . import export, importers, interrupts, outputs, report
 from .inputs import output_suffixes
-
-
-def _armature_clip(path, options):
-    """Import ``path``; its first armature with an action, that action's clip, the import settings and the BVH header."""
-    settings, header = importers.load(path, options)
-    names = importers.armatures_with_actions()
-    if not names:
-        raise importers.InputError("has no armature with an action")
-    obj = bpy.data.objects[names[0]]
-    return obj, clip_io.read_clip(obj), settings, header
 
 
 def process(task, options, name, inputs):
@@ -36,9 +24,9 @@ def process(task, options, name, inputs):
     at = source
     try:
         at = target
-        _, clip_b, _, _ = _armature_clip(target, options)
+        _, clip_b, _, _ = importers.armature_clip(target, options)
         at = source
-        obj, clip_a, settings, header = _armature_clip(source, options)
+        obj, clip_a, settings, header = importers.armature_clip(source, options)
         imported = time.perf_counter() - started
         targets = [options.out / f"{name}{suffix}" for suffix in output_suffixes(source, options.format)]
         outputs.refuse_inputs(targets, inputs)
@@ -48,10 +36,7 @@ def process(task, options, name, inputs):
         first, last = int(made.clip.frames[0]), int(made.clip.frames[-1])
         entry = report.transition_entry(source, target, obj.name, targets, made, 0.0)
         entry["import"], entry["import_seconds"] = settings, round(imported, 3)
-        scale = settings.get("bvh_scale", 1.0)
-        bvh_source = (header, settings["up_axis"]) if header is not None else None
-        outputs.replace_all([(path, lambda temporary, suffix=path.suffix: export.write(obj, temporary, suffix, first, last, scale, bvh_source),
-                              lambda temporary, suffix=path.suffix: export.verify(temporary, suffix, last - first + 1)) for path in targets])
+        export.replace_outputs(obj, targets, first, last, settings, header)
         entry["seconds"] = round(time.perf_counter() - started, 3)
         entry["action"] = action.name
         return [entry]

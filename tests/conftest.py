@@ -20,7 +20,7 @@ import dev_extension  # noqa: E402  (tools/ is not a package)
 
 # Submodules the tests reach through the loaded extension (ext.core.quat ...).
 _SUBMODULES = ("core.quat", "core.rotation_modes", "core.clip", "core.kinematics", "core.demo", "core.errors", "core.loop",
-               "core.stitch", "core.metrics", "core.contacts", "core.detect", "core.root", "operators.common", "ui.layout",
+               "core.stitch", "core.metrics", "core.contacts", "core.detect", "core.root", "operators.common", "operators.edit", "ui.layout",
                "bridge.action_api", "bridge.clip_io", "bridge.armature")
 
 try:

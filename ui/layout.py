@@ -119,3 +119,52 @@ def draw_transition(layout, data, point=None):
         column.prop(data, "joint_weights")
     layout.prop(data, "use_align")
     layout.prop(data, "transition_lock_feet")
+
+
+# Each editing operator's layout, for the Edit panel and its redo panel alike: only what applies
+# (armature: the active one's data, to pick bones from, or None).
+def draw_resample(layout, data, armature=None):
+    layout.prop(data, "resample_fps")
+    layout.prop(data, "interpolation")
+    layout.prop(data, "set_scene_rate")
+
+
+def draw_retime(layout, data, armature=None):
+    layout.prop(data, "retime_by")
+    layout.prop(data, "speed" if data.retime_by == "SPEED" else "duration")
+    layout.prop(data, "interpolation")
+
+
+def draw_freeze(layout, data, armature=None):
+    layout.prop(data, "freeze_bones")
+    layout.prop(data, "freeze_hold")
+    if data.freeze_hold == "FRAME":
+        layout.prop(data, "freeze_frame")
+    layout.prop(data, "freeze_use_range")
+    if data.freeze_use_range:
+        row = layout.row(align=True)
+        row.prop(data, "freeze_start")
+        row.prop(data, "freeze_end")
+        layout.prop(data, "freeze_blend")
+    layout.prop(data, "freeze_location")
+
+
+def draw_splice(layout, data, armature=None):
+    layout.prop(data, "other_action", text="Upper Body", icon="ACTION")
+    if armature is not None:
+        layout.prop_search(data, "upper_root", armature, "bones")
+    else:
+        layout.prop(data, "upper_root")
+    layout.prop(data, "splice_timing")
+    layout.prop(data, "shorter")
+
+
+def draw_blend(layout, data, armature=None):
+    layout.prop(data, "other_action", text="Blend With", icon="ACTION")
+    layout.prop(data, "blend_weight")
+    layout.prop(data, "blend_timing")
+    layout.prop(data, "shorter")
+
+
+EDIT_LAYOUTS = {"loopsmith.resample": draw_resample, "loopsmith.retime": draw_retime, "loopsmith.freeze_bone": draw_freeze,
+                "loopsmith.splice": draw_splice, "loopsmith.blend": draw_blend}

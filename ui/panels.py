@@ -140,9 +140,31 @@ def _panel_classes(space, region="UI"):
                     layout.template_icon(icon_value=image.preview.icon_id, scale=8.0)
                 layout.label(text=f"Image Editor: '{image.name}' (dark: close poses)", icon="IMAGE_DATA")
 
-    for cls in (Main, Find, Make, Result, Transition):
+    class Edit(Sidebar):
+        bl_label = "Edit"
+        bl_parent_id = Main.bl_idname
+        bl_idname = f"LOOPSMITH_PT_edit_{suffix}"
+        bl_options = {"DEFAULT_CLOSED"}
+
+        def draw(self, context):
+            obj = context.active_object
+            armature = obj.data if obj is not None and obj.type == "ARMATURE" else None
+            settings = _settings(context)
+            layout = self.layout
+            layout.use_property_split = True
+            layout.use_property_decorate = False
+            for operator, icon, label in (("loopsmith.resample", "TIME", "Frame Rate"), ("loopsmith.retime", "MOD_TIME", "Speed"),
+                                          ("loopsmith.freeze_bone", "FREEZE", "Freeze"), ("loopsmith.splice", "MOD_ARMATURE", "Splice"),
+                                          ("loopsmith.blend", "NLA", "Blend")):
+                box = layout.box()
+                box.label(text=label)
+                draw.EDIT_LAYOUTS[operator](box, settings, armature)
+                box.operator(operator, icon=icon)
+            layout.operator("loopsmith.mirror", icon="MOD_MIRROR")
+
+    for cls in (Main, Find, Make, Result, Transition, Edit):
         cls.__name__ = cls.bl_idname
-    return (Main, Find, Make, Result, Transition)
+    return (Main, Find, Make, Result, Transition, Edit)
 
 
 classes = (LOOPSMITH_UL_candidates, LOOPSMITH_UL_transition_points) + _panel_classes("VIEW_3D") + _panel_classes("DOPESHEET_EDITOR") + _panel_classes("GRAPH_EDITOR")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import contacts, footlock, quat, root as root_motion, stitch
+from .. import contacts, footlock, quat, root as root_motion, sampling, stitch
 from ..clip import Clip
 from ..errors import TransitionError
 from .align import align, check_frame, on_skeleton, travel_root
@@ -99,66 +99,6 @@ def _inertialized_rotations(a_before, b_before, b_after):
     return quat.multiply(quat.from_rotation_vector(decaying_offsets(before, len(b_after))), b_after)
 
 
-def _root_tracks(clips, root):
-    """Per clip: the root's armature-space position ``(F, 3)``, heading ``(F,)`` and heading-free rotation ``(F, 4)``; and the heading axis.
-
-    Headings are measured on one axis of the root for all clips.
-    """
-    poses = [root_motion.root_frames(clip, root)[0] for clip in clips]
-    rotations = [quat.from_matrix(pose[:, :3, :3]) for pose in poses]
-    axis = root_motion.heading_axis(np.concatenate(rotations))
-    headings = [root_motion.heading(r, axis) for r in rotations]
-    return [(pose[:, :3, 3], h, quat.multiply(quat.from_axis_angle(_UP, -h), r)) for pose, h, r in zip(poses, headings, rotations)], axis
-
-
-def _at(values, times):
-    """``values (F, ...)`` at frame indices ``times (k,)``, fractional ones linearly between their neighbours."""
-    times = np.asarray(times, dtype=float)
-    low = np.clip(np.floor(times).astype(int), 0, len(values) - 1)
-    high = np.minimum(low + 1, len(values) - 1)
-    part = (times - low).reshape((-1,) + (1,) * (np.ndim(values) - 1))
-    return values[low] * (1.0 - part) + values[high] * part
-
-
-def _rotations_at(q, times):
-    """Unit quaternions ``q (F, ..., 4)`` at frame indices ``times (k,)``, fractional ones slerped."""
-    times = np.asarray(times, dtype=float)
-    low = np.clip(np.floor(times).astype(int), 0, len(q) - 1)
-    high = np.minimum(low + 1, len(q) - 1)
-    part = (times - low).reshape((-1,) + (1,) * (np.ndim(q) - 2))
-    return quat.slerp(q[low], q[high], part)
-
-
-def _steps(position, heading, index):
-    """Root steps ``(k, 3)`` between consecutive (possibly fractional) frame indices ``index (k + 1,)``.
-
-    Each: the horizontal displacement in the character frame at the step's
-    start (forward and sideways, length units per frame), then the turn
-    (radians per frame).
-    """
-    floor, turn = _at(position[:, :2], index), _at(heading, index)
-    d = floor[1:] - floor[:-1]
-    c, s = np.cos(turn[:-1]), np.sin(turn[:-1])
-    return np.stack([c * d[:, 0] + s * d[:, 1], c * d[:, 1] - s * d[:, 0], turn[1:] - turn[:-1]], axis=1)
-
-
-def _natural_steps(position, heading, times):
-    """Root steps ``(k, 3)`` at frame times ``times (k + 1,)``: the clip's own step from each time on.
-
-    Along a time warp a clip plays faster or slower from frame to frame; its
-    root still moves at its own speed (the warp times the body, not the travel).
-    """
-    return _at(_steps(position, heading, np.arange(len(heading))), np.asarray(times, dtype=float)[:-1])
-
-
-def _integrated(position, heading, steps):
-    """Horizontal positions ``(k + 1, 2)`` and headings ``(k + 1,)`` walking ``steps (k, 3)`` from (position (2,), heading)."""
-    h = heading + np.concatenate([[0.0], np.cumsum(steps[:, 2])])
-    c, s = np.cos(h[:-1]), np.sin(h[:-1])
-    world = np.stack([c * steps[:, 0] - s * steps[:, 1], s * steps[:, 0] + c * steps[:, 1]], axis=1)
-    return position + np.concatenate([np.zeros((1, 2)), np.cumsum(world, axis=0)]), h
-
-
 def _frame_pairs(clip_a, frame_a, clip_b, frame_b, count, method, pairs):
     """(A indices, B indices), each ``(count,)``: the frames the blend runs over. TransitionError if a clip is too short."""
     if method == "INERTIALIZE":
@@ -197,9 +137,9 @@ def _inertialized(a, frame_a, b, index_b, root_a, root_b):
     # The root's steps are velocities already: their offset (A's last step minus B's) decays
     # without a slope term, which would follow the noise of mocap accelerations.
     last_step = np.array([-1, 0])
-    offset = _steps(position_a, heading_a, frame_a + last_step) - _steps(position_b, heading_b, index_b[0] + last_step)
+    offset = root_motion.floor_steps(position_a, heading_a, frame_a + last_step) - root_motion.floor_steps(position_b, heading_b, index_b[0] + last_step)
     fade = stitch.cubic_position(np.linspace(0.0, 1.0, len(index_b) - 1))[:, None]
-    steps = _steps(position_b, heading_b, index_b) + fade * offset
+    steps = root_motion.floor_steps(position_b, heading_b, index_b) + fade * offset
     height = _inertialized_vectors(position_a[before_a, 2:], position_b[before_b, 2:], position_b[index_b, 2:])
     tilt = _inertialized_rotations(tilt_a[before_a], tilt_b[before_b], tilt_b[index_b])
     return channels, steps, height, tilt
@@ -209,14 +149,14 @@ def _crossfaded(a, index_a, b, index_b, root_a, root_b, curve):
     """:func:`_inertialized`'s arrays for a crossfade along the frame pairs."""
     weight = blend_weights(len(index_a), curve)
     w = weight[:, None, None]
-    channels = [(1.0 - w) * _at(a.location, index_a) + w * _at(b.location, index_b),
-                quat.slerp(_rotations_at(a.rotation, index_a), _rotations_at(b.rotation, index_b), weight[:, None]),
-                (1.0 - w) * _at(a.scale, index_a) + w * _at(b.scale, index_b)]
+    channels = [(1.0 - w) * sampling.values_at(a.location, index_a) + w * sampling.values_at(b.location, index_b),
+                quat.slerp(sampling.rotations_at(a.rotation, index_a), sampling.rotations_at(b.rotation, index_b), weight[:, None]),
+                (1.0 - w) * sampling.values_at(a.scale, index_a) + w * sampling.values_at(b.scale, index_b)]
     (position_a, heading_a, tilt_a), (position_b, heading_b, tilt_b) = root_a, root_b
     step_weight = 0.5 * (weight[1:] + weight[:-1])[:, None]
-    steps = (1.0 - step_weight) * _natural_steps(position_a, heading_a, index_a) + step_weight * _natural_steps(position_b, heading_b, index_b)
-    height = (1.0 - weight[:, None]) * _at(position_a, index_a)[:, 2:] + weight[:, None] * _at(position_b, index_b)[:, 2:]
-    tilt = quat.slerp(_rotations_at(tilt_a, index_a), _rotations_at(tilt_b, index_b), weight)
+    steps = (1.0 - step_weight) * root_motion.natural_steps(position_a, heading_a, index_a) + step_weight * root_motion.natural_steps(position_b, heading_b, index_b)
+    height = (1.0 - weight[:, None]) * sampling.values_at(position_a, index_a)[:, 2:] + weight[:, None] * sampling.values_at(position_b, index_b)[:, 2:]
+    tilt = quat.slerp(sampling.rotations_at(tilt_a, index_a), sampling.rotations_at(tilt_b, index_b), weight)
     return channels, steps, height, tilt
 
 
@@ -280,13 +220,13 @@ def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", c
     index_a, index_b = _frame_pairs(clip_a, frame_a, b, frame_b, span + 1, method, pairs)
     last_b = int(round(index_b[-1]))
     root = travel_root(clip_a, b)
-    tracks, axis = _root_tracks((clip_a, b), root)
+    tracks, axis = root_motion.root_tracks((clip_a, b), root)
     if method == "INERTIALIZE":
         channels, root_steps, height, tilt = _inertialized(clip_a, frame_a, b, index_b, *tracks)
     else:
         channels, root_steps, height, tilt = _crossfaded(clip_a, index_a, b, index_b, *tracks, curve)
     (position_a, heading_a, _), _ = tracks
-    floor, heading = _integrated(position_a[frame_a, :2], heading_a[frame_a], root_steps)
+    floor, heading = root_motion.walk_steps(position_a[frame_a, :2], heading_a[frame_a], root_steps)
     location, rotation, scale = channels
     # Blending can tip the root's heading axis sideways: the heading is the blended one alone.
     tilt = quat.multiply(quat.from_axis_angle(_UP, -root_motion.heading(tilt, axis)), tilt)

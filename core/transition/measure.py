@@ -48,14 +48,6 @@ def _speed_changes(position, dt):
     return np.concatenate([[0.0], np.diff(speed), [0.0]])
 
 
-def _toe_skating(positions, toes, dt, frames):
-    """Mean horizontal speed per second of the ``toes`` while in contact, over steps between ``frames`` (a slice)."""
-    planted = contacts.detect_contacts(positions[:, toes], dt)[frames]
-    speed = np.linalg.norm(np.diff(positions[frames][:, toes, :2], axis=0), axis=-1) / dt
-    steps = planted[1:] & planted[:-1]
-    return float(speed[steps].mean()) if steps.any() else 0.0
-
-
 def clip_positions(clip, names):
     """Armature-space positions ``(F, len(names), 3)`` of ``clip``'s bones called ``names``."""
     return kinematics.clip_joint_positions(clip)[:, [clip.bone_index(name) for name in names]]
@@ -90,13 +82,13 @@ def transition_metrics(result, clip_a, clip_b, positions=None):
     turns = [np.abs(np.diff(h)) / dt for h in headings]
     speed_jumps = [np.abs(_speed_changes(r[:, :3, 3], dt)) for r in roots]
 
-    toes = np.array([j for j in contacts.foot_joints(names) if "toe" in names[j].lower()] or contacts.foot_joints(names, positions[0]))
+    toes = contacts.toe_joints(names, positions[0])
     return TransitionMetrics(
         visibility=visibility,
         root_speed_jump=float(speed_jumps[0][measured].max()),
         clips_root_speed_jump=float(max(speed_jumps[1].max(), speed_jumps[2].max())),
         heading_rate=float(turns[0][first - 1:last + 1].max()),
         clips_heading_rate=float(max(turns[1].max(), turns[2].max())),
-        skating=_toe_skating(positions[0], toes, dt, slice(first - 1, last + 2)),
-        clips_skating=max(_toe_skating(p, toes, dt, slice(None)) for p in positions[1:]),
+        skating=contacts.toe_skating(positions[0], toes, dt, slice(first - 1, last + 2)),
+        clips_skating=max(contacts.toe_skating(p, toes, dt, slice(None)) for p in positions[1:]),
     )

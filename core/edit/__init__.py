@@ -1,0 +1,1 @@
+"""Motion editing: sample, resample, retime, freeze, splice, blend and mirror clips (seed 003)."""

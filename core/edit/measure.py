@@ -1,0 +1,82 @@
+"""What an edit did, in numbers: the edited clip against the clips it was made from.
+
+Lengths are the clips' unit (metres for imported mocap), times seconds,
+speeds per second, accelerations per second squared.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import contacts, kinematics, metrics
+from ..clip import Clip
+
+
+@dataclass
+class EditResult:
+    """An edited clip and its measurements.
+
+    clip: the result, on the (first) input's skeleton, frames numbered on
+    from the input's first. edit: the edit's name (``resample``, ``retime``,
+    ``freeze``, ``splice``, ``blend``, ``mirror``). numbers: measurements by
+    name, plain floats, units in the names' docs of each edit (shown in
+    reports). notes: sentences worth telling the user (what was chosen or
+    clamped). source_times: ``(F,)`` the (first) input's 0-based fractional
+    frame index each result frame shows, when the edit changed time (None:
+    frame for frame), so other curves of the input can follow.
+    """
+
+    clip: Clip
+    edit: str
+    numbers: dict = field(default_factory=dict)
+    notes: tuple = ()
+    source_times: np.ndarray = None
+
+    def summary(self):
+        """One line: the numbers, then the notes."""
+        parts = [f"{name.replace('_', ' ')} {value:.3g}" for name, value in self.numbers.items()]
+        return "; ".join([", ".join(parts), *self.notes]) if self.notes else ", ".join(parts)
+
+
+def joint_positions(clip):
+    """Armature-space joint positions ``(F, B, 3)``."""
+    return kinematics.clip_joint_positions(clip)
+
+
+def _toes(clip):
+    """The clip's toe joints (:func:`..contacts.toe_joints`): by name, else the two lowest on frames spread over the clip."""
+    named = contacts.toe_joints(clip.bone_names)
+    if len(named):
+        return named
+    sample = clip.take_frames(np.unique(np.linspace(0, clip.num_frames - 1, 100).astype(int)))
+    return contacts.toe_joints(clip.bone_names, joint_positions(sample))
+
+
+def toe_skating(clip, positions=None):
+    """Mean horizontal toe speed while in contact over the whole clip, per second (:func:`..contacts.toe_skating`).
+
+    positions: the clip's joint positions ``(F, B, 3)`` when already known;
+    otherwise only the toes and the bones above them are posed (cheap on long takes).
+    """
+    if positions is not None:
+        return contacts.toe_skating(positions, contacts.toe_joints(clip.bone_names, positions), clip.dt)
+    toes = _toes(clip)
+    toe_positions = kinematics.clip_forward_kinematics(clip, bones=toes)[:, toes, :3, 3]
+    return contacts.toe_skating(toe_positions, np.arange(len(toes)), clip.dt)
+
+
+def acceleration_reference(*positions, dt):
+    """Per joint ``(B,)``: the largest of the clips' 95th-percentile accelerations (``positions`` each ``(F, B, 3)``), floored at a quarter of the median joint's."""
+    reference = np.max([metrics.baseline(p, dt).acceleration for p in positions], axis=0)
+    return np.maximum(reference, 0.25 * np.median(reference))
+
+
+def worst_frame(positions, dt, reference, joints=None):
+    """The largest acceleration over every inner frame and joint of ``positions (F, B, 3)``, over ``reference (B,)``.
+
+    joints: indices to measure (default all). 1 means as sharp as the
+    reference clips' 95th percentile; a clip's own worst frame is usually 2-4.
+    """
+    joints = np.arange(positions.shape[1]) if joints is None else np.asarray(joints)
+    inner = np.arange(1, len(positions) - 1)
+    return float((metrics.accelerations(positions[:, joints], dt, inner) / reference[joints]).max())

@@ -1,0 +1,306 @@
+"""Splice: one clip's upper body on another clip's lower body (seed 003; Heck, Kovar and Gleicher 2006).
+
+The result is ``lower`` with the upper body (``upper_root`` and every bone
+below it) taken from ``upper``: the root, pelvis and legs stay ``lower``'s,
+channel for channel, so its feet and travel are untouched. The two lower
+bodies are time-aligned first (the arms swing with the steps they were
+captured with), then the upper body is carried over in the character's
+frame: the torso keeps its posture relative to where the pelvis heads, and
+faces where ``lower``'s pelvis faces. Frames are 0-based indices (times
+fractional ones), lengths the clips' unit (metres for imported mocap),
+angles radians.
+"""
+
+import re
+
+import numpy as np
+
+from .. import contacts, kinematics, quat, root as root_motion, sampling
+from ..errors import EditError, TransitionError
+from ..metrics import descendants
+from ..transition import distance, features, timewarp
+from ..transition.align import on_skeleton
+from . import measure
+
+TIMINGS = ("AUTO", "WARP", "NONE")
+SHORTER = ("CLAMP", "LOOP")
+HEADING_SMOOTHING = 0.5  # seconds: the character frame turns with the walk, not with the pelvis' twist in each step
+BOB_SMOOTHING = 1.0  # seconds: the torso's faster lean comes from the lower clip (see _steadied); 1 to 3 s measure alike
+TIME_SMOOTHING = 0.3  # seconds: the warp's steps of speed are smoothed so the upper body does not jerk
+CLOSED_LOOP = 1e-3  # quaternion components: an upper clip whose ends differ less repeats its first frame at its end
+WARP_CHUNK = 600  # lower frames warped at a time: a few MB of distance map, whatever the clips' lengths
+WARP_SLOPE = timewarp.SLOPE - 1  # chunk ends keep one clip at most this many times as fast, well inside the warp's limit
+_UP = np.array([0.0, 0.0, 1.0])
+_HANDS = re.compile(r"hand|wrist", re.IGNORECASE)
+_HEAD = re.compile(r"head|neck", re.IGNORECASE)
+_LIMBS = re.compile(r"arm|elbow|hand|wrist|finger|thumb|index|middle|ring|pinky", re.IGNORECASE)
+
+
+def _low_pass(values, seconds, fps):
+    """``values (F, ...)`` averaged over a triangular window ``seconds`` wide (two box passes).
+
+    The ends are padded by point reflection, so a steady ramp (a turn, a
+    clip's clock) passes unchanged right to its ends.
+    """
+    half = int(round(0.25 * seconds * fps))
+    if half < 1 or len(values) < 2:
+        return values
+    for _ in range(2):
+        padded = np.pad(values, [(half, half)] + [(0, 0)] * (np.ndim(values) - 1), mode="reflect", reflect_type="odd")
+        sums = np.concatenate([np.zeros_like(padded[:1]), np.cumsum(padded, axis=0)])
+        values = (sums[2 * half + 1:] - sums[:-2 * half - 1]) / (2 * half + 1)
+    return values
+
+
+def split(clip, upper_root=None, positions=None):
+    """(pelvis, upper root, upper-body mask ``(B,)``) of ``clip``'s skeleton.
+
+    The pelvis is the body's root (:func:`..transition.features.character_root`:
+    the travelling root, or the first bone below it where the legs branch).
+    upper_root: a bone name; default the pelvis' child whose bones hold no
+    foot, preferring one that holds the hands or head. positions: the clip's
+    joint positions ``(F, B, 3)``, to find feet by height when no bone is
+    named like one. EditError for an unknown bone or one with a foot below it.
+    """
+    pelvis = features.character_root(clip)
+    feet = contacts.foot_joints(clip.bone_names, positions)
+    below = {bone: descendants(clip.parents, bone) for bone in range(clip.num_bones)}
+    if upper_root is not None:
+        if upper_root not in clip.bone_names:
+            raise EditError(f"the lower clip's armature has no bone named '{upper_root}' to start the upper body")
+        bone = clip.bone_names.index(upper_root)
+        held = [clip.bone_names[foot] for foot in feet if below[bone][foot]]
+        if held:
+            raise EditError(f"'{upper_root}' cannot start the upper body: the foot '{held[0]}' is below it")
+        return pelvis, bone, below[bone]
+    children = [int(child) for child in np.flatnonzero(clip.parents == pelvis) if not below[child][feet].any()]
+    if not children:
+        raise EditError(f"every bone below the pelvis '{clip.bone_names[pelvis]}' holds a foot: name the upper body's first bone")
+
+    def holds_hands_or_head(bone):
+        return any(_HANDS.search(name) or _HEAD.search(name) for name, inside in zip(clip.bone_names, below[bone]) if inside)
+
+    bone = max(children, key=lambda child: (holds_hands_or_head(child), int(below[child].sum())))
+    return pelvis, bone, below[bone]
+
+
+def gait_cycle(positions, toes, dt):
+    """Frames from one footfall to the next of the same foot (the median, over ``toes``), or None unless every toe lands twice.
+
+    positions ``(F, B, 3)`` armature space; a footfall starts a contact after
+    the clip's first frame (a foot planted from the start has not landed).
+    """
+    planted = contacts.detect_contacts(positions[:, toes], dt)
+    cycles = []
+    for column in planted.T:  # one per toe
+        landings = contacts.contact_segments(column)[:, 0]
+        landings = landings[landings > 0]
+        if len(landings) < 2:
+            return None
+        cycles.append(np.median(np.diff(landings)))
+    return float(np.mean(cycles)) if cycles else None
+
+
+def _feasible(centre, half, low, high):
+    """Whole indices within ``half`` of ``centre`` inside ``[low, high]``; the nearest feasible one if none is."""
+    if low > high:
+        return np.zeros(0, dtype=int)
+    centre = min(max(centre, low), high)
+    return np.arange(max(low, int(np.ceil(centre - half))), min(high, int(np.floor(centre + half))) + 1)
+
+
+def _chunk_end(block, rate, cycle_lower, cycle_upper, upper_ends):
+    """Where a chunk's warp ends, (row, column) of ``block (rows + 1, cols + 1)``: the closest match near the expected place.
+
+    The expected place follows ``rate`` (upper frames per lower frame) from
+    the chunk's start; the search spans one gait cycle around it, so the same
+    foot is down in both clips. The last row is the chunk's end; the last
+    column too when ``upper_ends`` (the upper clip runs out in this chunk).
+    """
+    rows, cols = block.shape[0] - 1, block.shape[1] - 1
+    columns = _feasible(rate * rows, 0.5 * cycle_upper, int(np.ceil(rows / WARP_SLOPE)), min(cols, WARP_SLOPE * rows))
+    cells = [np.stack([np.full(len(columns), rows), columns], axis=1)]
+    if upper_ends:
+        end_rows = _feasible(cols / rate, 0.5 * cycle_lower, int(np.ceil(cols / WARP_SLOPE)), min(rows, WARP_SLOPE * cols))
+        cells.append(np.stack([end_rows, np.full(len(end_rows), cols)], axis=1))
+    cells = np.concatenate(cells)
+    if not len(cells):
+        raise EditError("the upper clip is too short to time-align with the lower one: use timing NONE")
+    return cells[np.argmin(block[cells[:, 0], cells[:, 1]])]
+
+
+def _warped_times(lower_features, upper_features, rate, cycle_lower, cycle_upper):
+    """Fractional upper frame times ``(n,)`` for the ``n`` lower frames, along slope-limited time warps chunk by chunk.
+
+    Features ``(n, K)``, ``(m, K)``. Both clips start together; each chunk of
+    :data:`WARP_CHUNK` lower frames ends where the lower bodies match best
+    near the expected place. When the upper clip runs out first its last frame holds.
+    """
+    n, m = len(lower_features), len(upper_features)
+    start, pairs = np.zeros(2, dtype=int), [np.zeros((1, 2), dtype=int)]
+    while start[0] < n - 1 and start[1] < m - 1:
+        last_row = min(start[0] + WARP_CHUNK, n - 1)
+        last_column = min(m - 1, start[1] + WARP_SLOPE * (last_row - start[0]))
+        block = distance.distance_map(lower_features[start[0]:last_row + 1], upper_features[start[1]:last_column + 1])
+        end = _chunk_end(block, rate, cycle_lower, cycle_upper, last_column == m - 1)
+        try:
+            path = timewarp.time_warp(block[:end[0] + 1, :end[1] + 1])
+        except TransitionError as error:
+            raise EditError(f"the lower bodies cannot be time-aligned ({error}): use timing NONE") from None
+        pairs.append(path[1:] + start)
+        start = start + end
+    times = timewarp.blend_timing(np.concatenate(pairs), 0.0)[1]
+    return np.concatenate([times, np.full(n - len(times), times[-1])])
+
+
+def match_timing(lower, upper, pelvis, upper_mask, timing="AUTO", shorter="CLAMP", lower_positions=None):
+    """When ``upper`` plays under each frame of ``lower``: (played clip, times ``(n,)``, timing used, notes).
+
+    lower, upper: clips on one skeleton (:func:`..transition.align.on_skeleton`).
+    pelvis, upper_mask: see :func:`split`. The played clip is ``upper``, or
+    for LOOP ``upper`` repeated; times are fractional frame indices into it,
+    one per frame of ``lower``, non-decreasing. timing: WARP aligns the lower
+    bodies (pelvis and legs in the character frame) with a slope-limited time
+    warp; NONE plays frame for frame; AUTO warps when both lower bodies step
+    (every toe lands at least twice), else NONE, so noise never warps a
+    clip standing still. shorter: CLAMP holds ``upper``'s last frame, LOOP
+    plays it again from its start; a longer ``upper`` is cut.
+    lower_positions: ``lower``'s joint positions ``(n, B, 3)`` if known.
+    """
+    if timing not in TIMINGS:
+        raise EditError(f"unknown splice timing '{timing}' (one of {', '.join(TIMINGS)})")
+    if shorter not in SHORTER:
+        raise EditError(f"unknown way to play a shorter upper clip '{shorter}' (one of {', '.join(SHORTER)})")
+    n, m = lower.num_frames, upper.num_frames
+    positions = [measure.joint_positions(lower) if lower_positions is None else lower_positions, measure.joint_positions(upper)]
+    toes = contacts.toe_joints(lower.bone_names, positions[0])
+    cycles = [gait_cycle(p, toes, lower.dt) if len(toes) else None for p in positions]
+    steps = None not in cycles
+    used = ("WARP" if steps else "NONE") if timing == "AUTO" else timing
+    # Without steps to measure, a warp expects both clips at one speed and searches a second around it.
+    cycle_lower, cycle_upper = cycles if steps else (lower.fps, lower.fps)
+    rate = cycle_upper / cycle_lower
+    needed = n if used == "NONE" else WARP_SLOPE * n
+    played, period = upper, m
+    if shorter == "LOOP" and m < needed:
+        # A pre-cut cycle repeats its first frame at its end: that frame plays once per loop.
+        closed = m > 2 and np.abs(upper.rotation[-1, upper_mask] - upper.rotation[0, upper_mask]).max() < CLOSED_LOOP
+        period = m - 1 if closed else m
+        played = upper.take_frames(np.resize(np.arange(period), needed))
+    if used == "NONE":
+        times = np.minimum(np.arange(n, dtype=float), played.num_frames - 1)
+    else:
+        lower_body = descendants(lower.parents, pelvis) & ~upper_mask
+        names = [name for name, inside in zip(lower.bone_names, lower_body) if inside]
+        _, axis = root_motion.root_tracks((lower, upper), pelvis)
+        lower_features, upper_features = (features.pose_features(clip, joints=names, root=pelvis, heading_axis=axis) for clip in (lower, played))
+        times = _warped_times(lower_features, upper_features, rate, cycle_lower, cycle_upper)
+        times = np.clip(_low_pass(times, TIME_SMOOTHING, lower.fps), 0.0, played.num_frames - 1)
+    notes = [f"timing {used}" + (" (both lower bodies step: time-aligned)" if used == "WARP" else "")]
+    if times[-1] > period - 1:
+        notes.append(f"the upper clip's {m} frames play again from its start" + (" (its last frame repeats its first)" if period < m else
+                                                                                 ": the wrap may jump unless the upper clip is a loop"))
+    elif n > 1 and times[-1] == times[-2] == m - 1:
+        held = int(np.argmax(times >= m - 1))
+        notes.append(f"the upper clip ends at the lower clip's frame {held}: its last frame is held from there")
+    return played, times, used, tuple(notes)
+
+
+def _heading_frames(clips, pelvis, fps):
+    """Each clip's smoothed pelvis heading ``(F,)`` radians, measured on one pelvis axis for all."""
+    tracks, _ = root_motion.root_tracks(clips, pelvis)
+    return [_low_pass(heading, HEADING_SMOOTHING, fps) for _, heading, _ in tracks]
+
+
+def _in_heading_frame(vectors, heading):
+    """Armature-space vectors ``(F, ..., 3)`` seen from the character frame turned by ``heading (F,)``."""
+    turn = quat.from_axis_angle(_UP, -heading)
+    return quat.rotate(turn.reshape(turn.shape[:1] + (1,) * (np.ndim(vectors) - 2) + (4,)), vectors)
+
+
+def _steadied(lower_reach, source_reach, fps):
+    """Rotations ``(F, 4)`` in the character frame that lean the torso so its top bobs as ``lower``'s does.
+
+    lower_reach, source_reach ``(F, 3)``: the top of the torso (the head)
+    from the upper root, in each clip's character frame. The lean keeps the
+    source's slow posture and swaps its fast part (under
+    :data:`BOB_SMOOTHING`) for ``lower``'s: a walker's torso steadies the head
+    against the pelvis' bounce in each step, which an upper body captured
+    standing (or stepping differently) does not.
+    """
+    fast = lower_reach - _low_pass(lower_reach, BOB_SMOOTHING, fps)
+    return quat.between(source_reach, _low_pass(source_reach, BOB_SMOOTHING, fps) + fast)
+
+
+def splice(lower, upper, upper_root=None, timing="AUTO", shorter="CLAMP"):
+    """``upper``'s upper body on ``lower``'s lower body, on ``lower``'s skeleton and frames: an :class:`.measure.EditResult`.
+
+    upper_root: the upper body's first bone, by name (default found, see
+    :func:`split`); it and every bone below it come from ``upper`` (bones
+    matched by name), everything else is ``lower``'s unchanged. timing,
+    shorter: see :func:`match_timing`. The upper root's armature-space
+    rotation relative to ``upper``'s character frame (pelvis heading,
+    smoothed) is re-applied in ``lower``'s, leaned so the top of the torso
+    bobs as in ``lower`` (:func:`_steadied`), and its local rotation solved
+    against ``lower``'s parent bone; its location and scale stay ``lower``'s;
+    the bones below it keep ``upper``'s local channels at the matched times.
+
+    numbers: ``skating``, ``lower_skating`` (toe speed while planted, per
+    second, the result's and ``lower``'s); ``join_visibility``,
+    ``lower_join_visibility`` (worst acceleration of the torso, neck, head and
+    shoulder joints over ``lower``'s typical ones, in the result and in
+    ``lower`` itself: about equal means no visible join); ``upper_follow``
+    (RMS distance, length units, between the hands relative to the chest in
+    the character frame, result against ``upper`` at the matched times);
+    ``time_rate`` (``upper`` frames played per ``lower`` frame, on average).
+    The timing used is the first note. EditError for clips that cannot be spliced.
+    """
+    try:
+        upper = on_skeleton(upper, lower)
+    except TransitionError as error:
+        raise EditError(f"the upper clip does not fit the lower clip's skeleton: {error}") from None
+    lower_positions = measure.joint_positions(lower)
+    pelvis, root, upper_mask = split(lower, upper_root, lower_positions)
+    played, times, _, notes = match_timing(lower, upper, pelvis, upper_mask, timing, shorter, lower_positions)
+    source = sampling.sample_clip(played, times, "CUBIC")
+
+    # The upper root's rotation relative to upper's character frame, leaned to bob as lower's torso does, in lower's
+    # character frame, then made local to lower's parent bone.
+    heading_lower, heading_source = _heading_frames((lower, source), pelvis, lower.fps)
+    source_positions = measure.joint_positions(source)
+    torso = [bone for bone in np.flatnonzero(upper_mask) if not _LIMBS.search(lower.bone_names[bone])] or [root]
+    top = max(torso, key=lambda bone: np.linalg.norm(lower.rest[bone, :3, 3] - lower.rest[root, :3, 3]))
+    lean = quat.identity((lower.num_frames,))  # an arm alone has no torso to lean
+    if top != root:
+        lean = _steadied(_in_heading_frame(lower_positions[:, top] - lower_positions[:, root], heading_lower),
+                         _in_heading_frame(source_positions[:, top] - source_positions[:, root], heading_source), lower.fps)
+    pose_source, _ = root_motion.root_frames(source, root)
+    relative = quat.multiply(quat.from_axis_angle(_UP, -heading_source), quat.from_matrix(pose_source[:, :3, :3]))
+    turned = quat.multiply(quat.from_axis_angle(_UP, heading_lower), quat.multiply(lean, relative))
+    _, space = root_motion.root_frames(lower, root)
+    local = quat.multiply(quat.inverse(quat.from_matrix(space[:, :3, :3])), turned)
+
+    below = upper_mask.copy()
+    below[root] = False
+    location, rotation, scale = lower.location.copy(), lower.rotation.copy(), lower.scale.copy()
+    location[:, below], rotation[:, below], scale[:, below] = source.location[:, below], source.rotation[:, below], source.scale[:, below]
+    rotation[:, root] = quat.unroll(local, lower.rotation[0, root])
+    clip = lower.with_channels(location=location, rotation=rotation, scale=scale)
+
+    positions = measure.joint_positions(clip)
+    reference = measure.acceleration_reference(lower_positions, dt=lower.dt)
+    hands = [bone for bone in np.flatnonzero(below) if _HANDS.search(lower.bone_names[bone])] or [root]
+    # The chest: the hands' lowest common ancestor (parents come first, so the highest index).
+    shared = set.intersection(*(set(kinematics.ancestors_and_self(lower.parents, [hand])) for hand in hands))
+    chest = max(shared) if len(hands) > 1 and shared else root
+    follow = (_in_heading_frame(positions[:, hands] - positions[:, chest, None], heading_lower)
+              - _in_heading_frame(source_positions[:, hands] - source_positions[:, chest, None], heading_source))
+    numbers = {
+        "skating": measure.toe_skating(clip, positions),
+        "lower_skating": measure.toe_skating(lower, lower_positions),
+        "join_visibility": measure.worst_frame(positions, lower.dt, reference, torso),
+        "lower_join_visibility": measure.worst_frame(lower_positions, lower.dt, reference, torso),
+        "upper_follow": float(np.sqrt(np.mean(np.sum(follow**2, axis=-1)))),
+        "time_rate": float((times[-1] - times[0]) / max(lower.num_frames - 1, 1)),
+    }
+    return measure.EditResult(clip, "splice", numbers, notes)

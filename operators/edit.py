@@ -1,0 +1,166 @@
+"""The editing operators: resample, retime, freeze, splice, blend and mirror the active armature's action into a new one.
+
+Each reads the action (and for splice and blend the other action, as it
+would play on this armature), makes one core edit and writes the result as
+a new action named ``<action>_<edit>``; the original is kept (fake user).
+"""
+
+import bpy
+
+from .. import properties
+from ..bridge import clip_io
+from ..core.edit import blend, freeze, mirror, splice, timing
+from ..core.errors import ClipError, LoopsmithError
+from ..ui.layout import EDIT_LAYOUTS
+from . import common
+
+
+def _properties(*names):
+    definitions = properties.edit_properties()
+    return {name: definitions[name] for name in names}
+
+
+class EditOperator:
+    """What every editing operator shares; a subclass names its settings (``settings``) and makes its edit (``edited``)."""
+
+    bl_options = {"REGISTER", "UNDO"}
+    settings = ()  # scene settings (properties.edit_properties) the operator takes
+
+    @classmethod
+    def poll(cls, context):
+        return common.poll_armature(cls, context)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        draw_edit = EDIT_LAYOUTS.get(self.bl_idname)
+        if draw_edit:
+            draw_edit(layout, self, context.active_object.data)
+
+    def edited(self, context, obj, clip):
+        """The :class:`~..core.edit.measure.EditResult` of this operator's edit of ``clip``."""
+        raise NotImplementedError
+
+    def execute(self, context):
+        properties.copy_scene_settings(self, context.scene.loopsmith, self.settings)
+        obj = context.active_object
+        source = obj.animation_data.action
+        try:
+            with common.progress(context, 2) as step:
+                clip = clip_io.read_clip(obj)
+                edited = self.edited(context, obj, clip)
+                step()
+                times = None if edited.source_times is None else clip.frames[0] + edited.source_times
+                written = clip_io.write_clip(obj, edited.clip, f"{source.name}_{edited.edit}", source_action=source, frame_range=True,
+                                             source_frames=times)
+                source.use_fake_user = True  # the original stays in the file
+        except LoopsmithError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        self.written(context, edited)
+        self.report({"INFO"}, f"{self.bl_label} '{source.name}' into '{written.name}': {edited.summary()}")
+        return {"FINISHED"}
+
+    def written(self, context, edited):
+        """After the new action is in place (a subclass may change the scene to play it)."""
+
+
+class LOOPSMITH_OT_resample(EditOperator, bpy.types.Operator):
+    """Put the action on another frame rate as a new action: every original frame the new grid meets is kept exactly"""
+
+    bl_idname = "loopsmith.resample"
+    bl_label = "Resample"
+    settings = ("resample_fps", "interpolation", "set_scene_rate")
+    __annotations__ = _properties(*settings)
+
+    def edited(self, context, obj, clip):
+        return timing.resample(clip, self.resample_fps, self.interpolation)
+
+    def written(self, context, edited):
+        if self.set_scene_rate:
+            clip_io.set_scene_fps(context.scene, edited.clip.fps)
+
+
+class LOOPSMITH_OT_retime(EditOperator, bpy.types.Operator):
+    """Play the action faster or slower as a new action: the root travels as far, feet stay planted"""
+
+    bl_idname = "loopsmith.retime"
+    bl_label = "Retime"
+    settings = ("retime_by", "speed", "duration", "interpolation")
+    __annotations__ = _properties(*settings)
+
+    def edited(self, context, obj, clip):
+        if self.retime_by == "SPEED":
+            return timing.retime(clip, speed=self.speed, interpolation=self.interpolation)
+        return timing.retime(clip, duration=self.duration, interpolation=self.interpolation)
+
+
+def freeze_bone_names(text, context):
+    """The bones named in ``text`` (comma separated), else the selected pose bones; ClipError if there are none."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        names = [bone.name for bone in context.selected_pose_bones or ()]
+    if not names:
+        raise ClipError("select the bones to freeze in Pose Mode, or type their names")
+    return names
+
+
+class LOOPSMITH_OT_freeze_bone(EditOperator, bpy.types.Operator):
+    """Hold bones still as a new action: their rotation (optionally location) at a frame's pose or the rest pose"""
+
+    bl_idname = "loopsmith.freeze_bone"
+    bl_label = "Freeze Bones"
+    settings = ("freeze_bones", "freeze_hold", "freeze_frame", "freeze_use_range", "freeze_start", "freeze_end", "freeze_blend",
+                "freeze_location")
+    __annotations__ = _properties(*settings)
+
+    def edited(self, context, obj, clip):
+        frame = {"CURRENT": context.scene.frame_current, "FRAME": self.freeze_frame, "REST": None}[self.freeze_hold]
+        frames = (self.freeze_start, self.freeze_end) if self.freeze_use_range else None
+        return freeze.freeze(clip, freeze_bone_names(self.freeze_bones, context), frame, self.freeze_hold == "REST", frames,
+                             self.freeze_blend, self.freeze_location)
+
+
+def _other_clip(operator, obj):
+    """The clip of the action chosen as ``other_action``, as it would play on ``obj``."""
+    action = common.matching_action(operator.other_action, obj, f"choose the other action to {operator.bl_label.lower()} with")
+    return clip_io.read_clip(obj, action=action)
+
+
+class LOOPSMITH_OT_splice(EditOperator, bpy.types.Operator):
+    """Carry another action's upper body onto this action's lower body, as a new action; the lower bodies' steps lined up"""
+
+    bl_idname = "loopsmith.splice"
+    bl_label = "Splice"
+    settings = ("other_action", "upper_root", "splice_timing", "shorter")
+    __annotations__ = _properties(*settings)
+
+    def edited(self, context, obj, clip):
+        return splice.splice(clip, _other_clip(self, obj), self.upper_root or None, self.splice_timing, self.shorter)
+
+
+class LOOPSMITH_OT_blend(EditOperator, bpy.types.Operator):
+    """Blend this action with another, as a new action: lined up in time so the same foot lands together"""
+
+    bl_idname = "loopsmith.blend"
+    bl_label = "Blend"
+    settings = ("other_action", "blend_weight", "blend_timing", "shorter")
+    __annotations__ = _properties(*settings)
+
+    def edited(self, context, obj, clip):
+        return blend.blend(clip, _other_clip(self, obj), self.blend_weight, self.blend_timing, self.shorter)
+
+
+class LOOPSMITH_OT_mirror(EditOperator, bpy.types.Operator):
+    """Swap left and right as a new action (bone pairs found by name: .L/.R, _l/_r, Left/Right)"""
+
+    bl_idname = "loopsmith.mirror"
+    bl_label = "Mirror"
+
+    def edited(self, context, obj, clip):
+        return mirror.mirror(clip)
+
+
+classes = (LOOPSMITH_OT_resample, LOOPSMITH_OT_retime, LOOPSMITH_OT_freeze_bone, LOOPSMITH_OT_splice, LOOPSMITH_OT_blend, LOOPSMITH_OT_mirror)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,73 @@
+"""The editing commands' job for one task (bpy side): import, one core edit, verified outputs.
+
+Run by :mod:`.runner`. For a pair (splice, blend) the second file is read
+first and kept as arrays; the first file's scene stays open, so the result
+is written onto its armature and exported.
+"""
+
+import time
+
+import bpy
+
+from ..bridge import clip_io
+from ..core.edit import blend, freeze, mirror, splice, timing
+from ..core.errors import LoopsmithError
+from . import export, importers, interrupts, outputs, report
+from .inputs import output_suffixes
+
+
+def _edited(options, clip, other):
+    """The :class:`~..core.edit.measure.EditResult` of the command's edit of ``clip`` (and ``other``, for a pair)."""
+    edit = options.edit
+    if edit == "resample":
+        return timing.resample(clip, options.fps, options.interpolation)
+    if edit == "retime":
+        return timing.retime(clip, options.speed, options.duration, options.interpolation)
+    if edit == "freeze":
+        return freeze.freeze(clip, options.bone, options.frame, options.rest, options.range, options.blend, options.location)
+    if edit == "mirror":
+        return mirror.mirror(clip)
+    if edit == "splice":
+        return splice.splice(clip, other, options.upper_root or None, options.timing, options.shorter)
+    return blend.blend(clip, other, options.weight, options.timing, options.shorter)
+
+
+def process(task, options, name, inputs):
+    """Edit the task's file (or pair); one report entry, or one error entry naming the file at fault.
+
+    ``name``: the output stem (``<stem>_<edit>`` or ``<a>_<b>_<edit>``);
+    ``inputs``: real paths of every input of the run (as strings), which no
+    output may replace.
+    """
+    first, second = task if len(task) == 2 else (task[0], None)
+    started = time.perf_counter()
+    at = first
+    try:
+        other = None
+        if second is not None:
+            at = second
+            _, other, _, _ = importers.armature_clip(second, options)
+            at = first
+        obj, clip, settings, header = importers.armature_clip(first, options)
+        imported = time.perf_counter() - started
+        targets = [options.out / f"{name}{suffix}" for suffix in output_suffixes(first, options.format)]
+        outputs.refuse_inputs(targets, inputs)
+        at = None  # from here on, a failure is the edit's, not a file's
+        edited = _edited(options, clip, other)
+        source = clip_io.require_action(obj)
+        source_frames = None if edited.source_times is None else clip.frames[0] + edited.source_times
+        action = clip_io.write_clip(obj, edited.clip, f"{source.name}_{options.edit}", source_action=source, frame_range=True,
+                                    source_frames=source_frames)
+        clip_io.set_scene_fps(bpy.context.scene, edited.clip.fps)  # the exporters time frames by the scene's rate
+        entry = report.edit_entry(first, second, obj.name, targets, edited, 0.0)
+        entry["import"], entry["import_seconds"], entry["action"] = settings, round(imported, 3), action.name
+        export.replace_outputs(obj, targets, int(edited.clip.frames[0]), int(edited.clip.frames[-1]), settings, header)
+        entry["seconds"] = round(time.perf_counter() - started, 3)
+        return [entry]
+    except LoopsmithError as error:
+        interrupts.check()
+        blame = f"{second}: " if at is not None and at == second else ""  # the entry names the first file; say when the second is at fault
+        entry = report.error_entry(first, blame + str(error), time.perf_counter() - started)
+        if second is not None:
+            entry["with"] = str(second)
+        return [entry]
