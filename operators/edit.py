@@ -149,7 +149,8 @@ class LOOPSMITH_OT_blend(EditOperator, bpy.types.Operator):
     __annotations__ = _properties(*settings)
 
     def edited(self, context, obj, clip):
-        return blend.blend(clip, _other_clip(self, obj), self.blend_weight, self.blend_timing, self.shorter)
+        names = (obj.animation_data.action.name, self.other_action)
+        return blend.blend(clip, _other_clip(self, obj), self.blend_weight, self.blend_timing, self.shorter, names)
 
 
 class LOOPSMITH_OT_mirror(EditOperator, bpy.types.Operator):

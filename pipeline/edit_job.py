@@ -11,13 +11,13 @@ import bpy
 
 from ..bridge import clip_io
 from ..core.edit import blend, freeze, mirror, splice, timing
-from ..core.errors import LoopsmithError
+from ..core.errors import EditError, LoopsmithError
 from . import export, importers, interrupts, outputs, report
 from .inputs import output_suffixes
 
 
-def _edited(options, clip, other):
-    """The :class:`~..core.edit.measure.EditResult` of the command's edit of ``clip`` (and ``other``, for a pair)."""
+def _edited(options, clip, other, names):
+    """The :class:`~..core.edit.measure.EditResult` of the command's edit of ``clip`` (and ``other``, for a pair; ``names``: the two files')."""
     edit = options.edit
     if edit == "resample":
         return timing.resample(clip, options.fps, options.interpolation)
@@ -28,8 +28,11 @@ def _edited(options, clip, other):
     if edit == "mirror":
         return mirror.mirror(clip)
     if edit == "splice":
-        return splice.splice(clip, other, options.upper_root or None, options.timing, options.shorter)
-    return blend.blend(clip, other, options.weight, options.timing, options.shorter)
+        try:
+            return splice.splice(clip, other, options.upper_root or None, options.timing, options.shorter)
+        except LoopsmithError as error:  # the core says "the lower clip" and "the upper clip": name the files
+            raise EditError(str(error).replace("lower clip", f"lower clip ({names[0]})").replace("upper clip", f"upper clip ({names[1]})")) from None
+    return blend.blend(clip, other, options.weight, options.timing, options.shorter, names)
 
 
 def process(task, options, name, inputs):
@@ -41,19 +44,15 @@ def process(task, options, name, inputs):
     """
     first, second = task if len(task) == 2 else (task[0], None)
     started = time.perf_counter()
-    at = first
     try:
-        other = None
-        if second is not None:
-            at = second
-            _, other, _, _ = importers.armature_clip(second, options)
-            at = first
-        obj, clip, settings, header = importers.armature_clip(first, options)
+        if second is None:
+            (obj, clip, settings, header), other = importers.armature_clip(first, options), None
+        else:
+            obj, clip, settings, header, other = importers.pair_clips(first, second, options)
         imported = time.perf_counter() - started
         targets = [options.out / f"{name}{suffix}" for suffix in output_suffixes(first, options.format)]
         outputs.refuse_inputs(targets, inputs)
-        at = None  # from here on, a failure is the edit's, not a file's
-        edited = _edited(options, clip, other)
+        edited = _edited(options, clip, other, (first.name, second.name if second else ""))
         source = clip_io.require_action(obj)
         source_frames = None if edited.source_times is None else clip.frames[0] + edited.source_times
         action = clip_io.write_clip(obj, edited.clip, f"{source.name}_{options.edit}", source_action=source, frame_range=True,
@@ -66,8 +65,7 @@ def process(task, options, name, inputs):
         return [entry]
     except LoopsmithError as error:
         interrupts.check()
-        blame = f"{second}: " if at is not None and at == second else ""  # the entry names the first file; say when the second is at fault
-        entry = report.error_entry(first, blame + str(error), time.perf_counter() - started)
+        entry = report.error_entry(first, str(error), time.perf_counter() - started)
         if second is not None:
             entry["with"] = str(second)
         return [entry]

@@ -124,3 +124,17 @@ def armature_clip(path, options):
         raise InputError("has no armature with an action")
     obj = bpy.data.objects[names[0]]
     return obj, clip_io.read_clip(obj), settings, header
+
+
+def pair_clips(first, second, options):
+    """Import ``second`` (kept as its clip), then ``first`` (left open in the scene, to write onto and export).
+
+    Returns :func:`armature_clip` of ``first`` plus ``second``'s clip. A
+    problem with ``second`` is raised as an InputError that starts with its
+    path: the run's report entry is ``first``'s.
+    """
+    try:
+        _, other, _, _ = armature_clip(second, options)
+    except LoopsmithError as error:
+        raise InputError(f"{second}: {error}") from None
+    return (*armature_clip(first, options), other)

@@ -21,12 +21,8 @@ def process(task, options, name, inputs):
     """
     source, target = task
     started = time.perf_counter()
-    at = source
     try:
-        at = target
-        _, clip_b, _, _ = importers.armature_clip(target, options)
-        at = source
-        obj, clip_a, settings, header = importers.armature_clip(source, options)
+        obj, clip_a, settings, header, clip_b = importers.pair_clips(source, target, options)
         imported = time.perf_counter() - started
         targets = [options.out / f"{name}{suffix}" for suffix in output_suffixes(source, options.format)]
         outputs.refuse_inputs(targets, inputs)
@@ -42,9 +38,8 @@ def process(task, options, name, inputs):
         return [entry]
     except LoopsmithError as error:
         interrupts.check()
-        blame = "" if at == source else f"{target}: "  # the entry names FROM; say when TO is the file at fault
         # The core calls the clips A and B; here they are the files the user named.
         reason = str(error).replace("clip A", f"FROM ({source.name})").replace("clip B", f"TO ({target.name})")
-        entry = report.error_entry(source, blame + reason, time.perf_counter() - started)
+        entry = report.error_entry(source, reason, time.perf_counter() - started)
         entry["to"] = str(target)
         return [entry]

@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import contacts, quat, root as root_motion, sampling
 from ..errors import EditError, TransitionError
-from ..transition import align, distance, make, points, timewarp
+from ..transition import align, distance, points, timewarp
 from ..transition import blend as transition_blend
 from . import measure
 
@@ -285,7 +285,7 @@ def _warp_times(clip_a, clip_b, weight, kept=None):
     (a0, b0), (a1, b1) = _open_ends(distances, kept)
     times_a, times_b = timewarp.blend_timing(timewarp.time_warp(distances[a0:a1 + 1, b0:b1 + 1]), weight)
     # Corners of the path would change the clips' speeds from one frame to the next: rounded off.
-    return make._smoothed(times_a) + a0, make._smoothed(times_b) + b0
+    return timewarp.smooth_times(times_a) + a0, timewarp.smooth_times(times_b) + b0
 
 
 def _segment_rates(matched):

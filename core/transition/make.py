@@ -82,21 +82,8 @@ def _warped_pairs(fa, fb, index_a, index_b, span):
     path (each pair placed halfway between the clips' timings).
     """
     region = distance.distance_map(fa[index_a:index_a + span + 1], fb[index_b:index_b + span + 1])
-    times_a, times_b = (_smoothed(times) for times in timewarp.blend_timing(timewarp.time_warp(region), 0.5))
+    times_a, times_b = (timewarp.smooth_times(times) for times in timewarp.blend_timing(timewarp.time_warp(region), 0.5))
     return np.stack([index_a + times_a, index_b + times_b], axis=1)  # fractional: both clips sampled at the same fraction
-
-
-def _smoothed(times, passes=4):
-    """Frame times ``(N,)`` of a time-warp path with its corners rounded off, ends kept.
-
-    The path's steps change a clip's playback rate from one frame to the next
-    (standing still, then double speed), which the root would show as a
-    stutter; averaging neighbours keeps the times monotone and the rate smooth.
-    """
-    times = np.asarray(times, dtype=float)
-    for _ in range(passes):
-        times = np.concatenate([times[:1], 0.25 * times[:-2] + 0.5 * times[1:-1] + 0.25 * times[2:], times[-1:]])
-    return times
 
 
 def _thinned(region_map):

@@ -97,3 +97,16 @@ def blend_timing(pairs, weight):
     at, pairs = at[last], pairs[last]
     frames = np.arange(int(np.floor(at[-1] + 1e-9)) + 1, dtype=float)
     return np.interp(frames, at, pairs[:, 0]), np.interp(frames, at, pairs[:, 1])
+
+
+def smooth_times(times, passes=4):
+    """Frame times ``(N,)`` of a time-warp path with its corners rounded off, ends kept.
+
+    The path's steps change a clip's playback rate from one frame to the next
+    (standing still, then double speed), which the root would show as a
+    stutter; averaging neighbours keeps the times monotone and the rate smooth.
+    """
+    times = np.asarray(times, dtype=float)
+    for _ in range(passes):
+        times = np.concatenate([times[:1], 0.25 * times[:-2] + 0.5 * times[1:-1] + 0.25 * times[2:], times[-1:]])
+    return times
