@@ -59,6 +59,8 @@ def test_retime_and_freeze_and_mirror_write_named_outputs(mocap_dir, tmp_path):
     result = run_loopsmith("mirror", walk, "-o", out, "--quiet")
     _ok(result)
     assert "mirrored" in result.stdout
+    # One report for the folder: each command's entry for the walk is kept beside the others'.
+    assert sorted(entry["command"] for entry in _entries(out)) == ["freeze", "mirror", "retime"]
 
 
 def test_splice_and_blend_take_a_pair(mocap_dir, tmp_path):

@@ -237,7 +237,7 @@ def test_a_worker_that_dies_reports_the_files_it_finished(loopsmith, tmp_path):
     runner = importlib.import_module(loopsmith.__name__ + ".pipeline.runner")
     worker = runner._Worker.__new__(runner._Worker)
     worker.tasks = [(pathlib.Path("a.bvh"),), (pathlib.Path("b.bvh"),), (pathlib.Path("c.bvh"),)]
-    worker.output, worker.log = tmp_path / "worker.jsonl", tmp_path / "worker.log"
+    worker.output, worker.log, worker.command = tmp_path / "worker.jsonl", tmp_path / "worker.log", "make-loop"
     # a.bvh finished; b.bvh's line was being written when the worker was killed.
     worker.output.write_text(json.dumps([{"file": "a.bvh", "armature": "a", "status": "ok"}]) + '\n[{"file": "b.bvh", "arma')
     worker.log.write_text("")
@@ -245,7 +245,7 @@ def test_a_worker_that_dies_reports_the_files_it_finished(loopsmith, tmp_path):
     worker.process.wait()
     entries = worker.entries(stopped=False)
     assert [entry["status"] for entry in entries] == ["ok", "error", "error"]
-    assert all("SIGKILL" in entry["error"] for entry in entries[1:])
+    assert all("SIGKILL" in entry["error"] and entry["command"] == "make-loop" for entry in entries[1:])
 
 
 # Section 2: inputs and options that mislead.
