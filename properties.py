@@ -182,7 +182,7 @@ def edit_properties():
         "freeze_use_range": BoolProperty(name="Only a Range", description="Freeze only some frames, easing in and out around them", default=False),
         "freeze_start": IntProperty(name="Start", description="First frozen frame", default=1),
         "freeze_end": IntProperty(name="End", description="Last frozen frame", default=30),
-        "freeze_blend": FloatProperty(name="Ease", description="Easing in before and out after the range", default=0.25, min=0.0, soft_max=2.0,
+        "freeze_blend": FloatProperty(name="Ease", description="Easing in before and out after the range", default=0.5, min=0.0, soft_max=2.0,
                                       **seconds),
         "freeze_location": BoolProperty(name="Location Too", description="Hold the bones' location as well as their rotation", default=False),
         "other_action": StringProperty(name="Other", description="Splice: the action whose upper body is carried over; Blend: action B",

@@ -8,6 +8,7 @@ given (files or folders, as ``make-loop``) into ``OUT/<name>_<edit>.<format>``;
 import pathlib
 
 from ..core import sampling
+from ..core.edit import freeze
 from . import inputs, options as types
 
 EXIT_CODES = "exit codes: 0 every file was edited, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
@@ -77,15 +78,16 @@ def _freeze_arguments(parser):
     held.add_argument("--rest", action="store_true", help="hold the rest pose instead")
     parser.add_argument("--range", nargs=2, type=types.number(integer=True), metavar=("FIRST", "LAST"),
                         help="freeze only these frames (inclusive), easing in and out around them (default: the whole clip)")
-    parser.add_argument("--blend", type=types.number(0.0), default=0.25, help="with --range: seconds of easing in before and out after it")
+    parser.add_argument("--blend", type=types.number(0.0), help=f"with --range: seconds of easing in before and out after it (default: {freeze.BLEND:g})")
     parser.add_argument("--location", action="store_true", help="hold the bones' location too, not only their rotation")
 
 
 def _check_freeze(options):
     if options.range and options.range[1] < options.range[0]:
         raise types.UsageError(f"--range {options.range[0]} {options.range[1]}: LAST must not be before FIRST")
-    if not options.range and options.blend != 0.25:
+    if not options.range and options.blend is not None:
         raise types.UsageError("--blend eases around a --range; without one the whole clip is frozen")
+    options.blend = freeze.BLEND if options.blend is None else options.blend
 
 
 def _splice_arguments(parser):

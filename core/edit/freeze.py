@@ -12,6 +12,9 @@ from .. import metrics, quat
 from ..errors import EditError
 from .measure import EditResult, acceleration_reference, joint_positions, worst_frame
 
+#: Seconds of easing either side of a frozen range: bringing a swinging arm to rest faster than this shows (measured on the Bandai walks).
+BLEND = 0.5
+
 
 def _ease(u):
     """0 to 1 over ``u`` in [0, 1] with zero slope and curvature at both ends."""
@@ -37,7 +40,7 @@ def freeze_weights(count, first, last, blend_frames):
     return weight
 
 
-def freeze(clip, bones, frame=None, rest=False, frames=None, blend=0.25, location=False):
+def freeze(clip, bones, frame=None, rest=False, frames=None, blend=BLEND, location=False):
     """The clip with ``bones`` (names) held still; EditResult (edit ``freeze``).
 
     frame: the frame number whose value is held (default the frozen range's

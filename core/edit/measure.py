@@ -52,6 +52,18 @@ def _toes(clip):
     return contacts.toe_joints(clip.bone_names, joint_positions(sample))
 
 
+def _toe_positions(clip, toes):
+    """Armature-space positions ``(F, len(toes), 3)``, posing only the toes and the bones above them."""
+    return kinematics.clip_forward_kinematics(clip, bones=toes)[..., :3, 3][:, toes]
+
+
+def _planted_speed(positions, planted, dt):
+    """Mean horizontal speed per second over the steps of ``positions (F, J, 3)`` whose both ends are ``planted (F, J)``; 0 if none."""
+    speed = np.linalg.norm(np.diff(positions[..., :2], axis=0), axis=-1) / dt
+    steps = planted[1:] & planted[:-1]
+    return float(speed[steps].mean()) if steps.any() else 0.0
+
+
 def toe_skating(clip, positions=None):
     """Mean horizontal toe speed while in contact over the whole clip, per second (:func:`..contacts.toe_skating`).
 
@@ -61,8 +73,23 @@ def toe_skating(clip, positions=None):
     if positions is not None:
         return contacts.toe_skating(positions, contacts.toe_joints(clip.bone_names, positions), clip.dt)
     toes = _toes(clip)
-    toe_positions = kinematics.clip_forward_kinematics(clip, bones=toes)[:, toes, :3, 3]
-    return contacts.toe_skating(toe_positions, np.arange(len(toes)), clip.dt)
+    return contacts.toe_skating(_toe_positions(clip, toes), np.arange(len(toes)), clip.dt)
+
+
+def retimed_skating(source, result, times):
+    """(result's, source's) mean toe speed in contact, per second, over the source's contacts.
+
+    times ``(F,)``: the source frame (fractional index) each result frame
+    shows. A result frame counts as planted when the source frames on both
+    sides of its time are; so the same contacts are measured in both, and a
+    retime that adds no sliding of its own has ``result = speed * source``.
+    """
+    toes = _toes(source)
+    before = _toe_positions(source, toes)
+    planted = contacts.detect_contacts(before, source.dt)
+    low = np.floor(times).astype(int)
+    mapped = planted[low] & planted[np.minimum(low + 1, len(planted) - 1)]
+    return _planted_speed(_toe_positions(result, toes), mapped, result.dt), _planted_speed(before, planted, source.dt)
 
 
 def acceleration_reference(*positions, dt):

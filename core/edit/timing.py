@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import sampling
 from ..errors import EditError
-from .measure import EditResult, toe_skating
+from .measure import EditResult, retimed_skating
 
 #: Highest and lowest rates and speeds accepted (a typo such as 6000 fps would make a huge clip).
 FPS_RANGE = (1.0, 1000.0)
@@ -67,7 +67,8 @@ def retime(clip, speed=None, duration=None, interpolation="CUBIC"):
     scale with the speed. CUBIC interpolation keeps slowed-down motion smooth
     between the original frames. numbers: ``speed`` (applied), ``duration``
     and ``source_duration`` (s), ``frames``, ``skating`` and ``source_skating``
-    (mean toe speed in contact, per second).
+    (mean toe speed in contact, per second, on the source's contacts: a clip
+    that slides only as much as the original has ``skating = speed * source_skating``).
     """
     if (speed is None) == (duration is None):
         raise EditError("retime takes a speed or a duration, not both or neither")
@@ -82,5 +83,6 @@ def retime(clip, speed=None, duration=None, interpolation="CUBIC"):
     times = np.linspace(0.0, clip.num_frames - 1, count)
     result = sampling.sample_clip(clip, times, interpolation)
     notes = (f"speed {applied:.4f} applied (the nearest whole number of frames to {asked:g})",) if abs(applied - asked) > 1e-9 * asked else ()
+    skating, source_skating = retimed_skating(clip, result, times)
     return EditResult(result, "retime", {"speed": applied, "duration": result.duration, "source_duration": clip.duration, "frames": count,
-                                         "skating": toe_skating(result), "source_skating": toe_skating(clip)}, notes, times)
+                                         "skating": skating, "source_skating": source_skating}, notes, times)
