@@ -58,12 +58,13 @@ class EditOperator:
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
-        self.written(context, edited)
-        self.report({"INFO"}, f"{self.bl_label} '{source.name}' into '{written.name}': {edited.summary()}")
+        after = self.written(context, edited)
+        self.report({"INFO"}, f"{self.bl_label} '{source.name}' into '{written.name}': {edited.summary()}{after}")
         return {"FINISHED"}
 
     def written(self, context, edited):
-        """After the new action is in place (a subclass may change the scene to play it)."""
+        """After the new action is in place: a subclass may change the scene to play it, and say so (text to end the report)."""
+        return ""
 
 
 class LOOPSMITH_OT_resample(EditOperator, bpy.types.Operator):
@@ -78,8 +79,11 @@ class LOOPSMITH_OT_resample(EditOperator, bpy.types.Operator):
         return timing.resample(clip, self.resample_fps, self.interpolation)
 
     def written(self, context, edited):
+        fps = edited.clip.fps
         if self.set_scene_rate:
-            clip_io.set_scene_fps(context.scene, edited.clip.fps)
+            clip_io.set_scene_fps(context.scene, fps)
+            return f"; the scene now plays at {fps:g} fps"
+        return f"; it plays at its speed in a scene at {fps:g} fps"
 
 
 class LOOPSMITH_OT_retime(EditOperator, bpy.types.Operator):

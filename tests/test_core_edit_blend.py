@@ -112,6 +112,25 @@ def test_loop_lasts_as_long_as_the_longer_clip():
     assert looped.numbers["worst_frame"] <= looped.numbers["inputs_worst_frame"]
 
 
+def test_each_loop_repeat_is_joined_onto_the_last_cycles_only(monkeypatch):
+    a = _march(900, 32, {"L": 2, "R": 18})
+    b = _march(150, 24, {"R": 2, "L": 14}, speed=0.3)
+    joined_onto = []
+    transition = blend.transition_blend.transition
+
+    def counted(clip_a, *arguments, **options):
+        joined_onto.append(clip_a.num_frames)
+        return transition(clip_a, *arguments, **options)
+
+    monkeypatch.setattr(blend.transition_blend, "transition", counted)
+    looped = blend.blend(a, b, 0.5, "CONTACTS", "LOOP")
+    assert looped.numbers["covered_b"] > 4.0 * b.duration and len(joined_onto) > 20
+    # The first repeat joins onto B whole, every later one onto the same few cycles, not onto all looped so far.
+    assert max(joined_onto[1:]) == min(joined_onto[1:]) < 4 * 24 + b.num_frames
+    assert looped.numbers["contact_mismatch"] < 0.1 * a.dt
+    assert looped.numbers["worst_frame"] <= looped.numbers["inputs_worst_frame"]
+
+
 def test_standing_and_stepping_cannot_be_matched_by_contacts():
     a, _ = _steppers()
     standing = _march(120, 32, {}, still=True)

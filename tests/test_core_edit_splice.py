@@ -7,7 +7,7 @@ from core import demo, quat, root as root_motion, sampling
 from core.edit import splice
 from core.errors import EditError
 from core.metrics import descendants
-from core.transition import align
+from core.transition import align, timewarp
 
 
 def _walks():
@@ -71,7 +71,7 @@ def test_warp_plays_a_slowed_copy_at_its_own_pace():
 
 
 def test_a_long_warp_onto_itself_is_the_identity_across_chunks():
-    clip = demo.walk_cycle(num_frames=3 * splice.WARP_CHUNK // 2 + 17).clip
+    clip = demo.walk_cycle(num_frames=3 * timewarp.CHUNK // 2 + 17).clip
     pelvis, _, mask = splice.split(clip)
     _, times, _, _ = splice.match_timing(clip, clip, pelvis, mask, timing="WARP")
     assert np.abs(times - np.arange(clip.num_frames)).max() < 1e-9
@@ -136,15 +136,3 @@ def test_bad_options_and_clips_are_refused():
     with pytest.raises(EditError, match="fps"):
         splice.splice(lower, upper.with_channels(fps=60.0))
 
-
-def test_gait_cycle_counts_footfalls_and_a_standing_clip_has_none():
-    frames = np.arange(200)
-    toes = np.zeros((200, 2, 3))
-    # Each toe lands every 30 frames (left at 10, 40 ..., right 15 frames later) and swings up and forward in between.
-    for toe, offset in enumerate((10, 25)):
-        phase = (frames - offset) % 30
-        swing = (phase >= 18) | (frames < offset)
-        toes[:, toe, 2] = np.where(swing, 0.15, 0.0)
-        toes[:, toe, 1] = np.where(swing, frames * 0.04, 0.0)
-    assert splice.gait_cycle(toes, [0, 1], 1 / 30) == pytest.approx(30.0)
-    assert splice.gait_cycle(np.zeros((200, 2, 3)), [0, 1], 1 / 30) is None

@@ -16,15 +16,20 @@ slerped and locations lerped with the frame's weight. Timings:
   footfalls, each segment lasting the lerp of the two segments' durations.
   Before the first matched footfall and after the last, both clips play on at
   their neighbouring segment's rates until one of them starts or ends.
-- WARP: a time warp on lower-body features, starting and ending where the
-  clips match best within the first and last quarter of each.
+- WARP: a time warp on lower-body features, a chunk at a time
+  (:func:`..transition.timewarp.chunked_warp`, bounded memory for any
+  length) at the pace of the clips' gait cycles; it starts where the clips
+  match best within the first gait cycle of each, and ends where the first
+  of them runs out.
 
 shorter (CONTACTS and WARP): CLAMP keeps only the time both clips cover, so
 the result ends at the last frame of the clip that runs out first. LOOP first
 continues that clip from its previous footfall of the same foot as its last
 footfall (one gait cycle back), inertialized across each repeat
 (:func:`..transition.blend.transition`), until it outlasts the other; the
-result then ends with the longer clip. FRACTION always covers both clips whole.
+result then ends with the longer clip. Each repeat is joined onto the last
+cycles only, so a repeat costs the same however long the result. FRACTION
+always covers both clips whole.
 
 The travelling root's floor position is never blended: its floor steps in
 the character frame and its turns between consecutive sample times are
@@ -38,16 +43,17 @@ import numpy as np
 
 from .. import contacts, quat, root as root_motion, sampling
 from ..errors import EditError, TransitionError
-from ..transition import align, distance, points, timewarp
+from ..transition import align, points, timewarp
 from ..transition import blend as transition_blend
-from . import measure
+from . import measure, warp
 
 TIMINGS = ("CONTACTS", "FRACTION", "WARP")
 SHORTER = ("CLAMP", "LOOP")
 MIN_CONTACT = 0.1  # seconds: a shorter touch is a foot passing low, not a step
 MIN_GAP = 0.1  # seconds: a shorter lift inside a contact is detection noise (heel to toe)
 LOOP_BLEND = 0.2  # seconds over which a looped clip's jump back to an earlier footfall is inertialized
-OPEN_END = 0.25  # WARP: fraction of each clip searched for the best-matching first and last frames
+LOOP_LEAD = 3  # frames of a looped clip's copy before its cycle starts: the inertialization reads them
+LOOP_CONTEXT = 2  # gait cycles before each switch that a repeat's transition sees: its foot lock reaches back one at most
 _UP = np.array([0.0, 0.0, 1.0])
 _LEFT = re.compile(r"left|(?<![a-z])l(?![a-z])", re.IGNORECASE)
 _RIGHT = re.compile(r"right|(?<![a-z])r(?![a-z])", re.IGNORECASE)
@@ -216,23 +222,34 @@ def _looped(clip, falls, frames_needed, name):
 
     The cycle runs from the previous footfall of the same foot as the clip's
     last footfall to that last one; each repeat joins by an inertialized
-    transition (root travel continued, planted feet kept planted). EditError
-    when the clip has no such cycle.
+    transition (root travel continued, planted feet kept planted). A repeat's
+    transition sees only the last :data:`LOOP_CONTEXT` cycles and the next
+    copy; the frames before them are final, so the cost is per repeat, not
+    per frame looped. EditError when the clip has no such cycle.
     """
     frames, sides = falls
     last = len(frames) - 1
-    earlier = np.flatnonzero((sides[:max(last - 1, 0)] == sides[last]) & (frames[:max(last - 1, 0)] >= 3)) if last > 0 else []
+    earlier = np.flatnonzero((sides[:max(last - 1, 0)] == sides[last]) & (frames[:max(last - 1, 0)] >= LOOP_LEAD)) if last > 0 else []
     if not len(earlier):
         raise EditError(f"clip {name} has no whole gait cycle to loop (two footfalls of one foot a step apart): use shorter CLAMP")
     start, stop = int(frames[earlier[-1]]), int(frames[last])
     period = stop - start
-    looped = clip
+    copy = clip.slice_frames(start - LOOP_LEAD, clip.num_frames)
+    parts, tail, offset = [], clip, 0  # tail: the looped clip from its frame ``offset`` on
     try:
         for repeat in range(int(np.ceil(max(frames_needed - clip.num_frames, 0) / period)) + 1):
-            looped = transition_blend.transition(looped, stop + repeat * period, clip, start, LOOP_BLEND).clip
+            switch = stop + repeat * period - offset
+            joined = transition_blend.transition(tail, switch, copy, LOOP_LEAD, LOOP_BLEND).clip
+            # The next switch comes a period later; the frames before its context are final. Slices keep
+            # their armature-space root, so the travel runs on across the cut.
+            cut = switch + (1 - LOOP_CONTEXT) * period
+            parts.append(joined.slice_frames(0, cut))
+            tail, offset = joined.slice_frames(cut, joined.num_frames), offset + cut
     except TransitionError as error:
         raise EditError(f"clip {name} cannot be looped: {error}") from None
-    return looped
+    parts.append(tail)
+    channels = {channel: np.concatenate([getattr(part, channel) for part in parts]) for channel in ("location", "rotation", "scale")}
+    return clip.with_channels(frames=clip.frames[0] + np.arange(offset + tail.num_frames, dtype=float), **channels)
 
 
 def _blended(clip_a, times_a, clip_b, times_b, weights, root):
@@ -260,32 +277,18 @@ def _blended(clip_a, times_a, clip_b, times_b, weights, root):
                                         quat.multiply(quat.from_axis_angle(_UP, heading), tilt))
 
 
-def _open_ends(distances, kept=None):
-    """First and last aligned frames ``(2, 2)`` of a warp over ``distances (n, m)``: the best matches within OPEN_END of each clip's ends.
+def _warp_times(clip_a, clip_b, weight, cycles, kept=None):
+    """Sample times (times_a ``(N,)``, times_b ``(N,)``) along a bounded time warp of the clips' lower-body features.
 
-    kept: 0 or 1, the clip (A or B) whose last frame must end the warp.
+    cycles: both clips' gait cycles in frames (:func:`.warp.gait_cycles`),
+    the warp's pace. kept: 0 or 1, the clip (A or B) whose last frame must
+    end the warp; default the first to run out.
     """
-    n, m = distances.shape
-    reach = np.maximum((OPEN_END * np.array([n, m])).astype(int), 1)
-    ends = []
-    for corner, sign in (((0, 0), 1), ((n - 1, m - 1), -1)):
-        row, col = corner
-        along_b = col + sign * np.arange(reach[1] if sign > 0 or kept != 1 else 1)  # A's end frame against B's frames near theirs
-        along_a = row + sign * np.arange(reach[0] if sign > 0 or kept != 0 else 1)
-        costs = np.concatenate([distances[row, along_b], distances[along_a, col]])
-        best = int(np.argmin(costs))
-        ends.append((row, along_b[best]) if best < len(along_b) else (along_a[best - len(along_b)], col))
-    return np.array(ends)
-
-
-def _warp_times(clip_a, clip_b, weight, kept=None):
-    """Sample times (times_a ``(N,)``, times_b ``(N,)``) along a time warp of the clips' lower-body features (see :func:`_open_ends`)."""
     fa, fb = points.matching_features(clip_a, clip_b, joints="lower")
-    distances = distance.distance_map(fa, fb)
-    (a0, b0), (a1, b1) = _open_ends(distances, kept)
-    times_a, times_b = timewarp.blend_timing(timewarp.time_warp(distances[a0:a1 + 1, b0:b1 + 1]), weight)
+    path = timewarp.chunked_warp(fa, fb, cycles=cycles, open_start=True, end="EITHER" if kept is None else "AB"[kept])
+    times_a, times_b = timewarp.blend_timing(path - path[0], weight)
     # Corners of the path would change the clips' speeds from one frame to the next: rounded off.
-    return timewarp.smooth_times(times_a) + a0, timewarp.smooth_times(times_b) + b0
+    return timewarp.smooth_times(times_a) + path[0, 0], timewarp.smooth_times(times_b) + path[0, 1]
 
 
 def _segment_rates(matched):
@@ -293,19 +296,20 @@ def _segment_rates(matched):
     return matched[-1] - matched[-2] if len(matched) > 1 else np.ones(2)
 
 
-def _loop_shorter(clips, found, pairs, sides, names):
+def _loop_shorter(clips, found, pairs, cycles, sides, names):
     """Loop the clip that runs out first until it outlasts the other; its index, or None when neither needs it.
 
     clips, found: both clips and their :class:`_Contacts`, updated in place.
     pairs: CONTACTS' matched footfalls (the clip at its last frame where the
     aligned knots end runs out first, and needs the other's remaining frames
-    at the last segment's rates); None for WARP (the shorter in seconds
-    needs the other's frame count).
+    at the last segment's rates); None for WARP, whose pace is one gait cycle
+    of each clip (cycles: A's, B's in frames) at a time.
     """
     counts = np.array([clip.num_frames for clip in clips])
     if pairs is None:
-        short = int(np.argmin(counts))
-        needed = counts[1 - short]
+        cycle_counts = (counts - 1) / np.asarray(cycles)
+        short = int(np.argmin(cycle_counts))
+        needed = cycle_counts[1 - short] * cycles[short] + 1
     else:
         end = contact_knots(pairs, *counts)[-1]
         short = int(np.argmin(counts - 1 - end))
@@ -377,6 +381,7 @@ def blend(clip_a, clip_b, weight=0.5, timing="CONTACTS", shorter="CLAMP", names=
     labels = [label for label, _ in sides]
     found = [_Contacts(clip, sides) for clip in clips]
     inputs = [f.positions for f in found]
+    cycles = warp.gait_cycles(*inputs, contacts.toe_joints(clip_a.bone_names, inputs[0]), clip_a.fps)[0] if timing == "WARP" else None
     notes = []
 
     def matched():
@@ -387,7 +392,7 @@ def blend(clip_a, clip_b, weight=0.5, timing="CONTACTS", shorter="CLAMP", names=
         timing = "FRACTION"
     short = None
     if shorter == "LOOP" and timing != "FRACTION":
-        short = _loop_shorter(clips, found, matched() if timing == "CONTACTS" else None, sides, names)
+        short = _loop_shorter(clips, found, matched() if timing == "CONTACTS" else None, cycles, sides, names)
         if short is not None:
             notes.append(f"clip {names[short]} looped to {clips[short].num_frames} frames")
     counts = np.array([clip.num_frames for clip in clips])
@@ -395,7 +400,7 @@ def blend(clip_a, clip_b, weight=0.5, timing="CONTACTS", shorter="CLAMP", names=
         times_a, times_b = knot_times(contact_knots(matched(), *counts), timing_weight)
     elif timing == "WARP":
         try:
-            times_a, times_b = _warp_times(*clips, timing_weight, None if short is None else 1 - short)
+            times_a, times_b = _warp_times(*clips, timing_weight, cycles, None if short is None else 1 - short)
         except TransitionError as error:
             raise EditError(f"clips {names[0]} and {names[1]} cannot be time-warped: {error}") from None
     else:

@@ -18,9 +18,9 @@ import numpy as np
 from .. import contacts, kinematics, quat, root as root_motion, sampling
 from ..errors import EditError, TransitionError
 from ..metrics import descendants
-from ..transition import distance, features, timewarp
+from ..transition import features, timewarp
 from ..transition.align import on_skeleton
-from . import measure
+from . import measure, warp
 
 TIMINGS = ("AUTO", "WARP", "NONE")
 SHORTER = ("CLAMP", "LOOP")
@@ -28,8 +28,6 @@ HEADING_SMOOTHING = 0.5  # seconds: the character frame turns with the walk, not
 BOB_SMOOTHING = 1.0  # seconds: the torso's faster lean comes from the lower clip (see _steadied); 1 to 3 s measure alike
 TIME_SMOOTHING = 0.3  # seconds: the warp's steps of speed are smoothed so the upper body does not jerk
 CLOSED_LOOP = 1e-3  # quaternion components: an upper clip whose ends differ less repeats its first frame at its end
-WARP_CHUNK = 600  # lower frames warped at a time: a few MB of distance map, whatever the clips' lengths
-WARP_SLOPE = timewarp.SLOPE - 1  # chunk ends keep one clip at most this many times as fast, well inside the warp's limit
 _UP = np.array([0.0, 0.0, 1.0])
 _HANDS = re.compile(r"hand|wrist", re.IGNORECASE)
 _HEAD = re.compile(r"head|neck", re.IGNORECASE)
@@ -84,75 +82,6 @@ def split(clip, upper_root=None, positions=None):
     return pelvis, bone, below[bone]
 
 
-def gait_cycle(positions, toes, dt):
-    """Frames from one footfall to the next of the same foot (the median, over ``toes``), or None unless every toe lands twice.
-
-    positions ``(F, B, 3)`` armature space; a footfall starts a contact after
-    the clip's first frame (a foot planted from the start has not landed).
-    """
-    planted = contacts.detect_contacts(positions[:, toes], dt)
-    cycles = []
-    for column in planted.T:  # one per toe
-        landings = contacts.contact_segments(column)[:, 0]
-        landings = landings[landings > 0]
-        if len(landings) < 2:
-            return None
-        cycles.append(np.median(np.diff(landings)))
-    return float(np.mean(cycles)) if cycles else None
-
-
-def _feasible(centre, half, low, high):
-    """Whole indices within ``half`` of ``centre`` inside ``[low, high]``; the nearest feasible one if none is."""
-    if low > high:
-        return np.zeros(0, dtype=int)
-    centre = min(max(centre, low), high)
-    return np.arange(max(low, int(np.ceil(centre - half))), min(high, int(np.floor(centre + half))) + 1)
-
-
-def _chunk_end(block, rate, cycle_lower, cycle_upper, upper_ends):
-    """Where a chunk's warp ends, (row, column) of ``block (rows + 1, cols + 1)``: the closest match near the expected place.
-
-    The expected place follows ``rate`` (upper frames per lower frame) from
-    the chunk's start; the search spans one gait cycle around it, so the same
-    foot is down in both clips. The last row is the chunk's end; the last
-    column too when ``upper_ends`` (the upper clip runs out in this chunk).
-    """
-    rows, cols = block.shape[0] - 1, block.shape[1] - 1
-    columns = _feasible(rate * rows, 0.5 * cycle_upper, int(np.ceil(rows / WARP_SLOPE)), min(cols, WARP_SLOPE * rows))
-    cells = [np.stack([np.full(len(columns), rows), columns], axis=1)]
-    if upper_ends:
-        end_rows = _feasible(cols / rate, 0.5 * cycle_lower, int(np.ceil(cols / WARP_SLOPE)), min(rows, WARP_SLOPE * cols))
-        cells.append(np.stack([end_rows, np.full(len(end_rows), cols)], axis=1))
-    cells = np.concatenate(cells)
-    if not len(cells):
-        raise EditError("the upper clip is too short to time-align with the lower one: use timing NONE")
-    return cells[np.argmin(block[cells[:, 0], cells[:, 1]])]
-
-
-def _warped_times(lower_features, upper_features, rate, cycle_lower, cycle_upper):
-    """Fractional upper frame times ``(n,)`` for the ``n`` lower frames, along slope-limited time warps chunk by chunk.
-
-    Features ``(n, K)``, ``(m, K)``. Both clips start together; each chunk of
-    :data:`WARP_CHUNK` lower frames ends where the lower bodies match best
-    near the expected place. When the upper clip runs out first its last frame holds.
-    """
-    n, m = len(lower_features), len(upper_features)
-    start, pairs = np.zeros(2, dtype=int), [np.zeros((1, 2), dtype=int)]
-    while start[0] < n - 1 and start[1] < m - 1:
-        last_row = min(start[0] + WARP_CHUNK, n - 1)
-        last_column = min(m - 1, start[1] + WARP_SLOPE * (last_row - start[0]))
-        block = distance.distance_map(lower_features[start[0]:last_row + 1], upper_features[start[1]:last_column + 1])
-        end = _chunk_end(block, rate, cycle_lower, cycle_upper, last_column == m - 1)
-        try:
-            path = timewarp.time_warp(block[:end[0] + 1, :end[1] + 1])
-        except TransitionError as error:
-            raise EditError(f"the lower bodies cannot be time-aligned ({error}): use timing NONE") from None
-        pairs.append(path[1:] + start)
-        start = start + end
-    times = timewarp.blend_timing(np.concatenate(pairs), 0.0)[1]
-    return np.concatenate([times, np.full(n - len(times), times[-1])])
-
-
 def match_timing(lower, upper, pelvis, upper_mask, timing="AUTO", shorter="CLAMP", lower_positions=None):
     """When ``upper`` plays under each frame of ``lower``: (played clip, times ``(n,)``, timing used, notes).
 
@@ -173,14 +102,9 @@ def match_timing(lower, upper, pelvis, upper_mask, timing="AUTO", shorter="CLAMP
         raise EditError(f"unknown way to play a shorter upper clip '{shorter}' (one of {', '.join(SHORTER)})")
     n, m = lower.num_frames, upper.num_frames
     positions = [measure.joint_positions(lower) if lower_positions is None else lower_positions, measure.joint_positions(upper)]
-    toes = contacts.toe_joints(lower.bone_names, positions[0])
-    cycles = [gait_cycle(p, toes, lower.dt) if len(toes) else None for p in positions]
-    steps = None not in cycles
+    cycles, steps = warp.gait_cycles(*positions, contacts.toe_joints(lower.bone_names, positions[0]), lower.fps)
     used = ("WARP" if steps else "NONE") if timing == "AUTO" else timing
-    # Without steps to measure, a warp expects both clips at one speed and searches a second around it.
-    cycle_lower, cycle_upper = cycles if steps else (lower.fps, lower.fps)
-    rate = cycle_upper / cycle_lower
-    needed = n if used == "NONE" else WARP_SLOPE * n
+    needed = n if used == "NONE" else (timewarp.SLOPE - 1) * n  # as fast as a warp's chunk may play it
     played, period = upper, m
     if shorter == "LOOP" and m < needed:
         # A pre-cut cycle repeats its first frame at its end: that frame plays once per loop.
@@ -194,7 +118,13 @@ def match_timing(lower, upper, pelvis, upper_mask, timing="AUTO", shorter="CLAMP
         names = [name for name, inside in zip(lower.bone_names, lower_body) if inside]
         _, axis = root_motion.root_tracks((lower, upper), pelvis)
         lower_features, upper_features = (features.pose_features(clip, joints=names, root=pelvis, heading_axis=axis) for clip in (lower, played))
-        times = _warped_times(lower_features, upper_features, rate, cycle_lower, cycle_upper)
+        try:
+            path = timewarp.chunked_warp(lower_features, upper_features, cycles=cycles)
+        except TransitionError as error:
+            raise EditError(f"the lower bodies cannot be time-aligned ({error}): use timing NONE") from None
+        # Both clips start together; when the upper clip runs out first its last frame holds.
+        times = timewarp.blend_timing(path, 0.0)[1]
+        times = np.concatenate([times, np.full(n - len(times), times[-1])])
         times = np.clip(_low_pass(times, TIME_SMOOTHING, lower.fps), 0.0, played.num_frames - 1)
     notes = [f"timing {used}" + (" (both lower bodies step: time-aligned)" if used == "WARP" else "")]
     if times[-1] > period - 1:

@@ -5,13 +5,17 @@ The path aligns frame i of clip A (map rows) with frame j of clip B
 (1, 0), (0, 1) and (1, 1). The slope limit L (Kovar and Gleicher, after
 Slot; 3 by default) allows at most L - 1 consecutive steps in one clip
 while the other stands still, so neither clip freezes or races.
+:func:`chunked_warp` warps clips of any length a chunk at a time.
 """
 
 import numpy as np
 
 from ..errors import TransitionError
+from . import distance
 
 SLOPE = 3
+CHUNK = 600  # frames of clip A warped at a time: a few MB of distance map, whatever the clips' lengths
+ENDS = ("A", "B", "EITHER")
 
 
 def time_warp(distances, slope=SLOPE):
@@ -110,3 +114,95 @@ def smooth_times(times, passes=4):
     for _ in range(passes):
         times = np.concatenate([times[:1], 0.25 * times[:-2] + 0.5 * times[1:-1] + 0.25 * times[2:], times[-1:]])
     return times
+
+
+def _near(centre, half, low, high):
+    """Whole indices within ``half`` of ``centre`` inside ``[low, high]`` (all of them for half None); the nearest one if none is."""
+    if low > high:
+        return np.zeros(0, dtype=int)
+    if half is None:
+        return np.arange(low, high + 1)
+    centre = min(max(centre, low), high)
+    return np.arange(max(low, int(np.ceil(centre - half))), min(high, int(np.floor(centre + half))) + 1)
+
+
+def _chunk_end(block, rate, cycles, slope, on_row, on_column):
+    """Where a chunk's warp ends, (row, column) of ``block (rows + 1, cols + 1)``: the closest match near the expected place, or None.
+
+    The expected place follows ``rate`` (B frames per A frame) from the
+    chunk's start; the search spans one gait cycle around it (cycles: A's,
+    B's in frames), so the same foot is down in both clips, or without
+    cycles every cell ``slope`` allows. on_row: the chunk may end on its last
+    row; on_column: on its last column (B's last frame).
+    """
+    rows, cols = block.shape[0] - 1, block.shape[1] - 1
+    half_a, half_b = (None, None) if cycles is None else (0.5 * cycles[0], 0.5 * cycles[1])
+    cells = [np.zeros((0, 2), dtype=int)]
+    if on_row:
+        columns = _near(rate * rows, half_b, int(np.ceil(rows / slope)), min(cols, slope * rows))
+        cells.append(np.stack([np.full(len(columns), rows), columns], axis=1))
+    if on_column:
+        end_rows = _near(cols / rate, half_a, int(np.ceil(cols / slope)), min(rows, slope * cols))
+        cells.append(np.stack([end_rows, np.full(len(end_rows), cols)], axis=1))
+    cells = np.concatenate(cells)
+    return cells[np.argmin(block[cells[:, 0], cells[:, 1]])] if len(cells) else None
+
+
+def _open_start(fa, fb, cycles, chunk):
+    """The best-matching first pair ``(2,)``: A's first frame against B's first frames, or B's first against A's.
+
+    Searched over one gait cycle of each clip (cycles: A's, B's in frames),
+    or the first chunk without cycles; never past a clip's middle.
+    """
+    reach = np.full(2, chunk) if cycles is None else np.ceil(cycles).astype(int) + 1
+    reach = np.maximum(np.minimum(reach, [len(fa) // 2, len(fb) // 2]), 1)
+    along_b = distance.distance_map(fa[:1], fb[:reach[1]])[0]
+    along_a = distance.distance_map(fa[:reach[0]], fb[:1])[:, 0]
+    if along_b.min() <= along_a.min():
+        return np.array([0, int(np.argmin(along_b))])
+    return np.array([int(np.argmin(along_a)), 0])
+
+
+def chunked_warp(fa, fb, rate=None, cycles=None, open_start=False, end="EITHER", chunk=CHUNK, slope=SLOPE):
+    """Aligned frame pairs ``(P, 2)`` int (i in A, j in B) of a slope-limited time warp of features ``fa (n, K)``, ``fb (m, K)``.
+
+    The warp goes ``chunk`` frames of A at a time: each chunk is one
+    :func:`time_warp` through a block of the distance map (float32, about
+    ``chunk x 2 chunk``), whatever the clips' lengths, and ends where the clips
+    match best near the place ``rate`` (B frames per A frame; default the
+    ratio of ``cycles``, else of the clips' lengths) expects: within half a
+    gait cycle of it (cycles: A's and B's in frames), or anywhere the slope
+    allows without cycles. Chunk ends keep one clip at most ``slope - 1``
+    times as fast as the other, well inside the warp's own limit.
+    open_start: False starts at (0, 0); True at the best match of A's first
+    frame with B's first gait cycle, or of B's first frame with A's (the
+    first chunk without cycles). end: the clip whose last frame ends the
+    path, one of :data:`ENDS` (EITHER: the first to run out). The pairs can
+    go to :func:`blend_timing`. TransitionError when the clips cannot be
+    aligned so (one would run too fast, or ends first).
+    """
+    fa, fb = np.asarray(fa), np.asarray(fb)
+    n, m = len(fa), len(fb)
+    if end not in ENDS:
+        raise TransitionError(f"unknown end of a time warp '{end}' (one of {', '.join(ENDS)})")
+    if min(n, m) < 2:
+        raise TransitionError(f"a time warp needs two frames of each clip, got {n} and {m}")
+    if rate is None:
+        rate = cycles[1] / cycles[0] if cycles is not None else (m - 1) / (n - 1)
+    chunk_slope = slope - 1
+    start = _open_start(fa, fb, cycles, chunk) if open_start else np.zeros(2, dtype=int)
+    pairs = [start[None]]
+    while start[0] < n - 1 and start[1] < m - 1:
+        last_row = min(start[0] + chunk, n - 1)
+        last_column = min(m - 1, start[1] + chunk_slope * (last_row - start[0]))
+        block = distance.distance_map(fa[start[0]:last_row + 1], fb[start[1]:last_column + 1])
+        step = _chunk_end(block, rate, cycles, chunk_slope, last_row < n - 1 or end != "B", last_column == m - 1 and end != "A")
+        if step is None:
+            break
+        pairs.append(time_warp(block[:step[0] + 1, :step[1] + 1], slope)[1:] + start)
+        start = start + step
+    if (start[0] < n - 1 or end == "B") and (start[1] < m - 1 or end == "A"):
+        who = {"A": "clip A's last frame", "B": "clip B's last frame", "EITHER": "either clip's last frame"}[end]
+        raise TransitionError(f"no time warp from frames {start[0]} of A and {start[1]} of B reaches {who} "
+                              f"with one clip at most {chunk_slope} times as fast as the other")
+    return np.concatenate(pairs)
