@@ -177,3 +177,15 @@ def test_every_blend_is_finite_with_unit_rotations_and_continuous(timing, shorte
     # A warp between cadences 4:3 apart changes playback rates every few frames: a little sharper than the inputs.
     assert result.numbers["worst_frame"] <= (1.3 if timing == "WARP" else 1.0) * result.numbers["inputs_worst_frame"]
     assert clip.frames[0] == a.frames[0] and np.all(np.diff(clip.frames) == 1)
+
+
+def test_skeletons_without_named_feet_blend_by_fraction_and_say_why_not_otherwise():
+    a, b = _steppers()
+    anonymous = tuple(f"bone_{index:02d}" for index in range(a.num_bones))
+    a, b = a.with_channels(bone_names=anonymous), b.with_channels(bone_names=anonymous)
+    made = blend.blend(a, b, 0.5, "FRACTION")
+    assert np.isfinite(made.clip.rotation).all() and "contact_mismatch" not in made.numbers
+    with pytest.raises(EditError, match="left foot from the right"):
+        blend.blend(a, b, 0.5, "CONTACTS")
+    with pytest.raises(EditError, match="legs and feet are found by name"):
+        blend.blend(a, b, 0.5, "WARP")

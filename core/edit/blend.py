@@ -377,10 +377,18 @@ def blend(clip_a, clip_b, weight=0.5, timing="CONTACTS", shorter="CLAMP", names=
     except TransitionError as error:
         raise EditError(f"clip {names[1]} cannot be blended into clip {names[0]}: {error}") from None
     timing_weight = mean_weight(curve)
-    sides = foot_sides(clip_a.bone_names, contacts.foot_joints(clip_a.bone_names))
+    try:
+        sides = foot_sides(clip_a.bone_names, contacts.foot_joints(clip_a.bone_names))
+    except EditError:
+        if timing == "CONTACTS" or (shorter == "LOOP" and timing != "FRACTION"):
+            raise
+        sides = ()  # FRACTION and WARP time the clips without footfalls
     labels = [label for label, _ in sides]
-    found = [_Contacts(clip, sides) for clip in clips]
-    inputs = [f.positions for f in found]
+    if sides:
+        found = [_Contacts(clip, sides) for clip in clips]
+        inputs = [f.positions for f in found]
+    else:
+        found, inputs = None, [measure.joint_positions(clip) for clip in clips]
     cycles = warp.gait_cycles(*inputs, contacts.toe_joints(clip_a.bone_names, inputs[0]), clip_a.fps)[0] if timing == "WARP" else None
     notes = []
 
@@ -416,7 +424,7 @@ def blend(clip_a, clip_b, weight=0.5, timing="CONTACTS", shorter="CLAMP", names=
                "inputs_worst_frame": max(measure.worst_frame(p, clip_a.dt, reference) for p in inputs),
                "skating": measure.toe_skating(result, positions),
                "inputs_skating": max(measure.toe_skating(clip_a, p) for p in inputs)}
-    mismatch = _contact_mismatch(found[0].falls, found[1].falls, times_a, times_b, clip_a.dt)
+    mismatch = _contact_mismatch(found[0].falls, found[1].falls, times_a, times_b, clip_a.dt) if found else None
     if mismatch is not None:
         numbers["contact_mismatch"] = mismatch
     return measure.EditResult(result, "blend", numbers, tuple(notes))
