@@ -52,8 +52,8 @@ def scene_fps(scene):
 
 
 def set_scene_fps(scene, fps):
-    """Make the scene play ``fps`` frames per second: a whole ``fps`` and an ``fps_base`` (29.97 is 30 / 1.001)."""
-    whole = max(1, int(np.ceil(fps - 1e-6)))
+    """Make the scene play ``fps`` frames per second: the nearest whole ``fps`` and an ``fps_base`` (29.97 is 30 / 1.001)."""
+    whole = max(1, int(round(fps)))
     scene.render.fps, scene.render.fps_base = whole, whole / fps
 
 
@@ -455,6 +455,36 @@ def _write_clip(obj, clip, name, source_action, frame_range, cyclic, cycles_trav
         bpy.data.actions.remove(action)
         raise
     return WrittenLoop(action, tuple(stitched), tuple(copied) if stitch_params is not None else ())
+
+
+def loop_playback(action, obj):
+    """How ``action`` plays as a loop on ``obj``: (cyclic, the clip bone whose location repeats with offset, or None).
+
+    Cyclic when the action is marked cyclic (Make Loop's actions are); the
+    travelling bone is the one whose location curves' Cycles modifiers
+    repeat with offset. An edit of a loop that stays a loop is written the same way.
+    """
+    if not action.use_cyclic:
+        return False, None
+    for (path, _), fcurve in _ActionCurves(action, obj).curves.items():
+        offset = any(m.type == "CYCLES" and m.mode_after == "REPEAT_OFFSET" for m in fcurve.modifiers)
+        if offset and path.endswith("location"):
+            return True, OBJECT_CHANNELS if path == "location" else path[len('pose.bones["'):-len('"].location')]
+    return True, None
+
+
+def write_edit(obj, edited, source, first_frame):
+    """Write an edit (a :class:`~..core.edit.measure.EditResult` of ``source``'s clip, whose first frame is ``first_frame``) as a new action.
+
+    Named ``<source>_<edit>``, frame range set; the source's other curves follow
+    the edit's timing; a looping source whose edit keeps it a loop gives a
+    looping action (cyclic, Cycles modifiers, the travel repeating with
+    offset). Returns the action.
+    """
+    cyclic, travel = loop_playback(source, obj) if edited.keeps_loop else (False, None)
+    times = None if edited.source_times is None else first_frame + edited.source_times
+    return write_clip(obj, edited.clip, f"{source.name}_{edited.edit}", source_action=source, frame_range=True, cyclic=cyclic,
+                      cycles_travel=travel, source_frames=times)
 
 
 def require_replaceable(action):

@@ -440,30 +440,33 @@ def _rows_in_layout(source, target, matrix):
     return values
 
 
-def change_axes(text, matrix=BLENDER_TO_Y_UP):
+def change_axes(text, matrix=BLENDER_TO_Y_UP, frame_time=None):
     """The BVH ``text`` with every offset, position and rotation re-expressed through ``matrix`` (3x3, a rotation).
 
     Each joint keeps its channels; its rotation is conjugated by ``matrix`` and
     written in its own channel order, degrees continuous from frame to frame.
+    frame_time: the exact seconds per frame to write (Blender's exporter rounds to 6 decimals).
     """
     info = parse_bvh(text)
     turned = replace(info, offsets=info.offsets @ matrix.T, end_sites={joint: matrix @ offset for joint, offset in info.end_sites.items()},
-                     motion=_rows_in_layout(info, info, matrix))
+                     motion=_rows_in_layout(info, info, matrix), frame_time=info.frame_time if frame_time is None else frame_time)
     return to_text(turned)
 
 
-def match_layout(text, info, up="Y"):
+def match_layout(text, info, up="Y", frame_time=None):
     """Blender's exported BVH ``text`` in the axes and layout of the input file ``info``.
 
     The input's hierarchy (names, offsets, End Sites, channels per joint in
     their order) with the exported motion, taken from Blender's axes back to
     the file's (``up``: its up axis, as given to the import with IMPORT_AXES);
     each joint's positions are its local position (file units), its rotation
-    is written in the input's rotation order. Frame Time is the input's unless
-    the export's differs beyond its 6 decimals.
+    is written in the input's rotation order. Frame Time is the input's
+    unless the export's (or ``frame_time``, the exact one, when given)
+    differs beyond the 6 decimals Blender's exporter writes.
     """
     exported = parse_bvh(text)
-    frame_time = info.frame_time if abs(exported.frame_time - info.frame_time) <= 5.1e-7 else exported.frame_time
+    frame_time = exported.frame_time if frame_time is None else frame_time
+    frame_time = info.frame_time if abs(frame_time - info.frame_time) <= 5.1e-7 else frame_time
     return to_text(replace(info, frame_time=frame_time, motion=_rows_in_layout(exported, info, BLENDER_TO_FILE[up])))
 
 

@@ -51,9 +51,7 @@ class EditOperator:
                 clip = clip_io.read_clip(obj)
                 edited = self.edited(context, obj, clip)
                 step()
-                times = None if edited.source_times is None else clip.frames[0] + edited.source_times
-                written = clip_io.write_clip(obj, edited.clip, f"{source.name}_{edited.edit}", source_action=source, frame_range=True,
-                                             source_frames=times)
+                written = clip_io.write_edit(obj, edited, source, clip.frames[0])
                 source.use_fake_user = True  # the original stays in the file
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))

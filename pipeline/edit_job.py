@@ -53,10 +53,7 @@ def process(task, options, name, inputs):
         targets = [options.out / f"{name}{suffix}" for suffix in output_suffixes(first, options.format)]
         outputs.refuse_inputs(targets, inputs)
         edited = _edited(options, clip, other, (first.name, second.name if second else ""))
-        source = clip_io.require_action(obj)
-        source_frames = None if edited.source_times is None else clip.frames[0] + edited.source_times
-        action = clip_io.write_clip(obj, edited.clip, f"{source.name}_{options.edit}", source_action=source, frame_range=True,
-                                    source_frames=source_frames)
+        action = clip_io.write_edit(obj, edited, clip_io.require_action(obj), clip.frames[0])
         clip_io.set_scene_fps(bpy.context.scene, edited.clip.fps)  # the exporters time frames by the scene's rate
         entry = report.edit_entry(first, second, obj.name, targets, edited, 0.0)
         entry["import"], entry["import_seconds"], entry["action"] = settings, round(imported, 3), action.name

@@ -56,6 +56,20 @@ def _only_the_loop(obj, frame_start, frame_end):
 
 
 @contextlib.contextmanager
+def _gltf_rate(scene):
+    """The scene's ``fps_base`` inverted meanwhile: Blender's glTF exporter times frames by ``fps * fps_base``, not ``fps / fps_base``.
+
+    Without this a 29.97 fps scene (30 / 1.001) would be written at 30.03 fps.
+    """
+    kept = scene.render.fps_base
+    scene.render.fps_base = 1.0 / kept
+    try:
+        yield
+    finally:
+        scene.render.fps_base = kept
+
+
+@contextlib.contextmanager
 def _scene_named(scene, name):
     """The scene under ``name`` meanwhile (the FBX exporter names its take after the scene)."""
     kept = scene.name
@@ -96,9 +110,11 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None)
                 if suffix == ".bvh":
                     bpy.ops.export_anim.bvh(filepath=str(path), frame_start=frame_start, frame_end=frame_end,
                                             global_scale=1.0 / bvh_scale)
-                    # Blender writes Z up and its own channels; give the file the input's axes and layout.
-                    text = path.read_text()
-                    path.write_text(bvh.match_layout(text, *bvh_source) if bvh_source else bvh.change_axes(text))
+                    # Blender writes Z up, its own channels and a Frame Time to 6 decimals; give the file the
+                    # input's axes and layout and the scene's exact rate.
+                    text, frame_time = path.read_text(), 1.0 / clip_io.scene_fps(scene)
+                    path.write_text(bvh.match_layout(text, *bvh_source, frame_time=frame_time) if bvh_source
+                                    else bvh.change_axes(text, frame_time=frame_time))
                 elif suffix == ".fbx":
                     # Every frame keyed: the default key reduction moves joints by millimetres.
                     with _scene_named(scene, action.name):
@@ -108,20 +124,23 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None)
                 else:
                     # By default every action the armature could play is written, the original first;
                     # 'ACTIVE_ACTIONS' would still merge them in 4.2.
-                    bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True,
-                                              export_animation_mode="ACTIONS", export_anim_single_armature=False,
-                                              export_frame_range=True, export_anim_slide_to_zero=True)
+                    with _gltf_rate(scene):
+                        bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True,
+                                                  export_animation_mode="ACTIONS", export_anim_single_armature=False,
+                                                  export_frame_range=True, export_anim_slide_to_zero=True)
     except (RuntimeError, OSError, bvh.BvhError) as error:
         interrupts.check()  # an interrupt inside an exporter arrives wrapped in RuntimeError
         raise ExportError(f"cannot be written as {suffix}: {reason(error)}") from None
 
 
-def verify(path, suffix, frames=None):
+def verify(path, suffix, frames=None, fps=None):
     """Check a written file is complete and holds one loop; ExportError naming what is wrong.
 
     frames: how many frames the loop has; when given, a BVH's motion rows and
     the GLB animation's longest sampler must hold exactly that many (FBX and
-    .blend frames are not counted). A GLB must hold one animation starting at
+    .blend frames are not counted). fps: the frame rate it was written at;
+    when given, a BVH's Frame Time and the GLB animation's last key time
+    must agree with it. A GLB must hold one animation starting at
     0 s, a binary FBX one take; a .blend must be readable by Blender (read as
     a library: the open file is kept) and hold an object and an action.
     """
@@ -132,16 +151,16 @@ def verify(path, suffix, frames=None):
         raise ExportError(f"the written {suffix} file cannot be read: {error.strerror or error}") from None
     if not data:
         raise ExportError(f"the written {suffix} file is empty")
-    checks = {".bvh": _bvh_problem, ".glb": _glb_output_problem, ".fbx": lambda data, frames: containers.fbx_problem(data, written=True),
-              ".blend": lambda data, frames: containers.blend_problem(data)}
-    problem = checks[suffix](data, frames)
+    checks = {".bvh": _bvh_problem, ".glb": _glb_output_problem, ".fbx": lambda data, frames, fps: containers.fbx_problem(data, written=True),
+              ".blend": lambda data, frames, fps: containers.blend_problem(data)}
+    problem = checks[suffix](data, frames, fps)
     if problem is None and suffix == ".blend":
         problem = _blend_read_problem(path)
     if problem:
         raise ExportError(f"the written {suffix} file fails verification: {problem}")
 
 
-def _bvh_problem(data, frames):
+def _bvh_problem(data, frames, fps):
     # Written rows end with a newline: a file cut inside its last number would otherwise still parse.
     if not data.endswith(b"\n"):
         return "it is truncated (no newline at its end)"
@@ -151,10 +170,12 @@ def _bvh_problem(data, frames):
         return str(error)
     if frames is not None and written.frame_count != frames:
         return f"it has {written.frame_count} frames, not the loop's {frames}"
+    if fps is not None and abs(written.frame_time * fps - 1.0) > 1e-5:
+        return f"its Frame Time {written.frame_time:g} s is not {fps:g} fps"
     return None
 
 
-def _glb_output_problem(data, frames):
+def _glb_output_problem(data, frames, fps):
     problem, document = containers.glb_document(data)
     if problem:
         return problem
@@ -166,12 +187,15 @@ def _glb_output_problem(data, frames):
         inputs = [accessors[sampler["input"]] for sampler in animations[0]["samplers"]]
         longest = max(accessor["count"] for accessor in inputs)
         start = min(accessor["min"][0] for accessor in inputs)
+        end = max(accessor["max"][0] for accessor in inputs)
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
         return f"its glTF JSON has no complete animation ({type(error).__name__}: {error})"
     if frames is not None and longest != frames:
         return f"its animation has {longest} frames, not the loop's {frames}"
     if abs(start) > 1e-6:
         return f"its animation starts at {start:g} s, not at 0"
+    if fps is not None and frames is not None and abs(end - (frames - 1) / fps) > 0.25 / fps:
+        return f"its animation ends at {end:g} s, not at {(frames - 1) / fps:g} s ({frames} frames at {fps:g} fps)"
     return None
 
 
@@ -194,7 +218,7 @@ def replace_outputs(obj, targets, frame_start, frame_end, settings, header):
     """
     scale = settings.get("bvh_scale", 1.0)
     bvh_source = (header, settings["up_axis"]) if header is not None else None
-    frames = frame_end - frame_start + 1
+    frames, fps = frame_end - frame_start + 1, clip_io.scene_fps(bpy.context.scene)
     outputs.replace_all([(target,
                           lambda path, suffix=target.suffix: write(obj, path, suffix, frame_start, frame_end, scale, bvh_source),
-                          lambda path, suffix=target.suffix: verify(path, suffix, frames)) for target in targets])
+                          lambda path, suffix=target.suffix: verify(path, suffix, frames, fps)) for target in targets])

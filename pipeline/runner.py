@@ -198,7 +198,11 @@ def _process(command, options, plan, indices, done):
     interrupts.check()
     for index in indices:
         task = plan.tasks[index]
-        entries = job.process(task, options, plan.names[index], plan.inputs)
+        try:
+            entries = job.process(task, options, plan.names[index], plan.inputs)
+        except Exception as error:  # a bug must cost its file, not the run and its report (interrupts are not Exceptions)
+            interrupts.check()
+            entries = [report.error_entry(task[0], f"internal error, please report it: {type(error).__name__}: {error}", 0.0)]
         for entry in entries:
             entry["command"] = command.NAME  # a later run of another command on the same file keeps this entry
         done(entries, task[0].name)

@@ -176,3 +176,30 @@ def test_poll_explains_why_the_buttons_are_grey(loopsmith, blank, edit):
     assert not operator.poll()
     with pytest.raises(RuntimeError, match="Select an armature"):
         operator()
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("edit, props", [("retime", {"speed": 0.8}), ("mirror", {}), ("resample", {"resample_fps": 60.0}),
+                                          ("freeze_bone", {"freeze_bones": "Head", "freeze_hold": "REST"})])
+def test_an_edited_loop_still_plays_as_a_loop(loopsmith, walk, edit, props):
+    obj, source = walk
+    bpy.ops.loopsmith.make_loop()
+    looped = obj.animation_data.action
+    assert getattr(bpy.ops.loopsmith, edit)(**props) == {"FINISHED"}
+    edited = obj.animation_data.action
+    curves = loopsmith.bridge.action_api.fcurves_of(edited, obj)
+    assert edited.use_cyclic and edited != looped and all(any(m.type == "CYCLES" for m in fc.modifiers) for fc in curves)
+    offset = [fc.data_path for fc in curves if any(m.mode_after == "REPEAT_OFFSET" for m in fc.modifiers)]
+    assert offset and all(path == 'pose.bones["Hips"].location' for path in offset)  # the walk keeps walking
+    # Played past its end, the edited loop continues: the second cycle's first frame is its first, moved on.
+    first, last = (int(round(f)) for f in edited.frame_range)
+    pose = evaluated_pose(obj, [first + 1, last + 1])
+    assert pose_errors(pose[:1, 2:], pose[1:, 2:])[1] < 1e-3  # below the hips every bone turns as one cycle earlier
+
+
+def test_a_blend_of_a_loop_is_not_marked_as_one(loopsmith, walk):
+    obj, source = walk
+    bpy.ops.loopsmith.make_loop()
+    looped = obj.animation_data.action
+    assert bpy.ops.loopsmith.blend(other_action=source.name, blend_timing="FRACTION") == {"FINISHED"}
+    assert not obj.animation_data.action.use_cyclic and looped.use_cyclic

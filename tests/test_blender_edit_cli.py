@@ -111,3 +111,40 @@ def test_bad_inputs_and_impossible_edits_are_one_line_and_exit_1(mocap_dir, tmp_
     result = run_loopsmith("blend", mocap_dir / WALK, broken, "-o", out, "--quiet")
     assert result.returncode == 1 and "broken.bvh" in result.stderr and "Traceback" not in result.stderr
     assert not list(out.glob("*_freeze*")) and not list(out.glob("*_blend*"))
+
+
+def _glb_times(path):
+    """The first animation's key times (its longest sampler's) of a GLB, parsed here (not by Blender); and the animation count."""
+    import struct
+
+    data = path.read_bytes()
+    length, _ = struct.unpack_from("<I4s", data, 12)
+    document = json.loads(data[20:20 + length])
+    binary = data[20 + length + 8:]
+    animation = document["animations"][0]
+    accessor = max((document["accessors"][sampler["input"]] for sampler in animation["samplers"]), key=lambda a: a["count"])
+    view = document["bufferViews"][accessor["bufferView"]]
+    start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+    return np.frombuffer(binary[start:start + 4 * accessor["count"]], dtype="<f4"), len(document["animations"])
+
+
+@pytest.mark.parametrize("fps", [29.97, 60.0])
+def test_resampled_outputs_are_timed_at_the_new_rate_in_every_format(mocap_dir, tmp_path, fps):
+    out = tmp_path / "out"
+    _ok(run_loopsmith("resample", mocap_dir / WALK, "--fps", fps, "-o", out, "--format", "bvh", "glb", "--quiet"))
+    written = bvh.read_bvh(out / "dataset-1_walk_normal_001_resample.bvh")
+    assert written.frame_time == pytest.approx(1.0 / fps, rel=1e-8)  # not Blender's 6 decimals (1e-5 off at 29.97)
+    times, animations = _glb_times(out / "dataset-1_walk_normal_001_resample.glb")
+    assert animations == 1 and len(times) == written.frame_count
+    assert np.abs(times - np.arange(len(times)) / fps).max() < 1e-4  # Blender's glTF exporter alone would time 29.97 as 30.03
+
+
+def test_a_file_resampled_there_and_back_keeps_every_frame(mocap_dir, tmp_path):
+    _ok(run_loopsmith("resample", mocap_dir / DANCE, "--fps", "120", "-o", tmp_path / "up", "--quiet"))
+    _ok(run_loopsmith("resample", tmp_path / "up" / "dataset-1_dance-short_normal_001_resample.bvh", "--fps", "30", "-o", tmp_path / "back",
+                      "--quiet"))
+    source = bvh.read_bvh(mocap_dir / DANCE)
+    back = bvh.read_bvh(tmp_path / "back" / "dataset-1_dance-short_normal_001_resample_resample.bvh")
+    assert back.frame_count == source.frame_count
+    error = bvh.forward_kinematics(back) - bvh.forward_kinematics(source)
+    assert np.abs(error).max() < 0.05  # centimetres, over all 1901 frames: no drift

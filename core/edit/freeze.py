@@ -87,4 +87,5 @@ def freeze(clip, bones, frame=None, rest=False, frames=None, blend=BLEND, locati
     reference = acceleration_reference(before, dt=clip.dt)
     numbers = {"bones": len(indices), "frozen_frames": last - first + 1, "blend_frames": blend_frames,
                "worst_frame": worst_frame(after, clip.dt, reference, moved), "source_worst_frame": worst_frame(before, clip.dt, reference, moved)}
-    return EditResult(result, "freeze", numbers)
+    # A hold over a loop's first and last frames holds both alike: a loop stays a loop.
+    return EditResult(result, "freeze", numbers, keeps_loop=True)

@@ -23,7 +23,9 @@ class EditResult:
     reports). notes: sentences worth telling the user (what was chosen or
     clamped). source_times: ``(F,)`` the (first) input's 0-based fractional
     frame index each result frame shows, when the edit changed time (None:
-    frame for frame), so other curves of the input can follow.
+    frame for frame), so other curves of the input can follow. keeps_loop:
+    whether a looping input still loops (its first and last poses keep
+    their relation), so the result can be written to play as a cycle too.
     """
 
     clip: Clip
@@ -31,6 +33,7 @@ class EditResult:
     numbers: dict = field(default_factory=dict)
     notes: tuple = ()
     source_times: np.ndarray = None
+    keeps_loop: bool = False
 
     def summary(self):
         """One line: the numbers, then the notes."""
@@ -106,4 +109,6 @@ def worst_frame(positions, dt, reference, joints=None):
     """
     joints = np.arange(positions.shape[1]) if joints is None else np.asarray(joints)
     inner = np.arange(1, len(positions) - 1)
+    if not len(inner) or not len(joints):
+        return 0.0  # nothing to accelerate
     return float((metrics.accelerations(positions[:, joints], dt, inner) / reference[joints]).max())

@@ -230,4 +230,4 @@ def mirror(clip, pairs=None):
     )
     error = np.linalg.norm(joint_positions(mirrored)[:, partner] - joint_positions(clip) @ MIRROR, axis=-1)
     pair_count = int(np.count_nonzero(partner > np.arange(clip.num_bones)))
-    return EditResult(mirrored, "mirror", {"position_error": float(error.max()), "pairs": pair_count})
+    return EditResult(mirrored, "mirror", {"position_error": float(error.max()), "pairs": pair_count}, keeps_loop=True)

@@ -53,7 +53,7 @@ def resample(clip, fps, interpolation="CUBIC"):
     notes = (f"the last {dropped:.4f} s (under a frame at {fps:g} fps) is left out",) if dropped > 0.0 else ()
     result = sampling.sample_clip(clip, times, interpolation, fps=fps)
     return EditResult(result, "resample", {"fps": float(fps), "source_fps": clip.fps, "frames": count, "source_frames": clip.num_frames,
-                                           "dropped_seconds": max(dropped, 0.0)}, notes, times)
+                                           "dropped_seconds": max(dropped, 0.0)}, notes, times, keeps_loop=dropped == 0.0)
 
 
 def retime(clip, speed=None, duration=None, interpolation="CUBIC"):
@@ -85,4 +85,4 @@ def retime(clip, speed=None, duration=None, interpolation="CUBIC"):
     notes = (f"speed {applied:.4f} applied (the nearest whole number of frames to {asked:g})",) if abs(applied - asked) > 1e-9 * asked else ()
     skating, source_skating = retimed_skating(clip, result, times)
     return EditResult(result, "retime", {"speed": applied, "duration": result.duration, "source_duration": clip.duration, "frames": count,
-                                         "skating": skating, "source_skating": source_skating}, notes, times)
+                                         "skating": skating, "source_skating": source_skating}, notes, times, keeps_loop=True)
