@@ -70,11 +70,11 @@ class LOOPSMITH_OT_resample(EditOperator, bpy.types.Operator):
 
     bl_idname = "loopsmith.resample"
     bl_label = "Resample"
-    settings = ("resample_fps", "interpolation", "set_scene_rate")
+    settings = ("resample_fps", "resample_interpolation", "set_scene_rate")
     __annotations__ = _properties(*settings)
 
     def edited(self, context, obj, clip):
-        return timing.resample(clip, self.resample_fps, self.interpolation)
+        return timing.resample(clip, self.resample_fps, self.resample_interpolation)
 
     def written(self, context, edited):
         fps = edited.clip.fps
@@ -89,13 +89,13 @@ class LOOPSMITH_OT_retime(EditOperator, bpy.types.Operator):
 
     bl_idname = "loopsmith.retime"
     bl_label = "Retime"
-    settings = ("retime_by", "speed", "duration", "interpolation")
+    settings = ("retime_by", "speed", "duration", "retime_interpolation")
     __annotations__ = _properties(*settings)
 
     def edited(self, context, obj, clip):
         if self.retime_by == "SPEED":
-            return timing.retime(clip, speed=self.speed, interpolation=self.interpolation)
-        return timing.retime(clip, duration=self.duration, interpolation=self.interpolation)
+            return timing.retime(clip, speed=self.speed, interpolation=self.retime_interpolation)
+        return timing.retime(clip, duration=self.duration, interpolation=self.retime_interpolation)
 
 
 def freeze_bone_names(text, context):
@@ -124,10 +124,9 @@ class LOOPSMITH_OT_freeze_bone(EditOperator, bpy.types.Operator):
                              self.freeze_blend, self.freeze_location)
 
 
-def _other_clip(operator, obj):
-    """The clip of the action chosen as ``other_action``, as it would play on ``obj``."""
-    action = common.matching_action(operator.other_action, obj, f"choose the other action to {operator.bl_label.lower()} with")
-    return clip_io.read_clip(obj, action=action)
+def _other_clip(name, obj, operation):
+    """The clip of the action called ``name``, as it would play on ``obj`` (``operation``: what it is for, for the message)."""
+    return clip_io.read_clip(obj, action=common.matching_action(name, obj, f"choose the other action to {operation}"))
 
 
 class LOOPSMITH_OT_splice(EditOperator, bpy.types.Operator):
@@ -135,11 +134,12 @@ class LOOPSMITH_OT_splice(EditOperator, bpy.types.Operator):
 
     bl_idname = "loopsmith.splice"
     bl_label = "Splice"
-    settings = ("other_action", "upper_root", "splice_timing", "shorter")
+    settings = ("upper_action", "upper_root", "splice_timing", "splice_shorter")
     __annotations__ = _properties(*settings)
 
     def edited(self, context, obj, clip):
-        return splice.splice(clip, _other_clip(self, obj), self.upper_root or None, self.splice_timing, self.shorter)
+        upper = _other_clip(self.upper_action, obj, "take the upper body from")
+        return splice.splice(clip, upper, self.upper_root or None, self.splice_timing, self.splice_shorter)
 
 
 class LOOPSMITH_OT_blend(EditOperator, bpy.types.Operator):
@@ -147,12 +147,13 @@ class LOOPSMITH_OT_blend(EditOperator, bpy.types.Operator):
 
     bl_idname = "loopsmith.blend"
     bl_label = "Blend"
-    settings = ("other_action", "blend_weight", "blend_timing", "shorter")
+    settings = ("blend_action", "blend_weight", "blend_timing", "blend_shorter")
     __annotations__ = _properties(*settings)
 
     def edited(self, context, obj, clip):
-        names = (obj.animation_data.action.name, self.other_action)
-        return blend.blend(clip, _other_clip(self, obj), self.blend_weight, self.blend_timing, self.shorter, names)
+        names = (obj.animation_data.action.name, self.blend_action)
+        other = _other_clip(self.blend_action, obj, "blend with")
+        return blend.blend(clip, other, self.blend_weight, self.blend_timing, self.blend_shorter, names)
 
 
 class LOOPSMITH_OT_mirror(EditOperator, bpy.types.Operator):

@@ -174,6 +174,16 @@ def edit_entry(path, other, armature, outputs, edited, seconds):
     return entry
 
 
+def edit_sharpness(entry):
+    """An edit entry's sharpest frame against its inputs' (``1.28 (inputs 1.76)``), or "-" for edits that do not measure one."""
+    numbers = entry["edit"]["numbers"]
+    for result, inputs in (("worst_frame", "inputs_worst_frame"), ("join_visibility", "lower_join_visibility"),
+                           ("worst_frame", "source_worst_frame")):
+        if result in numbers and inputs in numbers:
+            return f"{numbers[result]:.2f} (input {numbers[inputs]:.2f})"
+    return "-"
+
+
 def error_entry(path, reason, seconds, armature=""):
     """The report of a file or armature that could not be looped."""
     return {"file": str(path), "armature": armature, "status": "error", "error": reason, "seconds": round(seconds, 3)}
@@ -504,7 +514,7 @@ def _summary_table(entries):
         name, armature = _title(entry)
         cells = [f'<a class="name" href="#entry-{index}">{name}</a>', f'<span class="name">{armature or "-"}</span>']
         if entry["status"] == "ok" and "edit" in entry:
-            cells += [f"{entry['frames']} at {entry['fps']:g} fps", entry["edit"]["name"], "-", "-", "-", f"{entry['seconds']:.2f}"]
+            cells += [f"{entry['frames']} at {entry['fps']:g} fps", entry["edit"]["name"], edit_sharpness(entry), "-", "-", f"{entry['seconds']:.2f}"]
             rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
         elif entry["status"] == "ok" and "transition" in entry:
             t = entry["transition"]

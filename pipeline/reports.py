@@ -87,7 +87,7 @@ def summary_table(entries):
         if entry["status"] == "ok" and "edit" in entry:
             edit = entry["edit"]
             name += f" + {pathlib.Path(entry['with']).name}" if entry.get("with") else ""
-            rows.append((name, entry["armature"], f"{entry['frames']} at {entry['fps']:g} fps", edit["name"], "-", "-",
+            rows.append((name, entry["armature"], f"{entry['frames']} at {entry['fps']:g} fps", edit["name"], report.edit_sharpness(entry), "-",
                          "; ".join(edit["notes"]) or "ok"))
         elif entry["status"] == "ok" and "transition" in entry:
             t, m = entry["transition"], entry["transition"]["metrics"]

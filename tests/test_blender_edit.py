@@ -88,10 +88,10 @@ def test_splice_blend_and_mirror_write_new_actions_from_another_action(loopsmith
     wave = import_bvh(mocap_dir / WAVE).animation_data.action
     happy = import_bvh(mocap_dir / HAPPY).animation_data.action
     bpy.context.view_layer.objects.active = obj
-    assert bpy.ops.loopsmith.splice(other_action=wave.name) == {"FINISHED"}
+    assert bpy.ops.loopsmith.splice(upper_action=wave.name) == {"FINISHED"}
     assert obj.animation_data.action.name == f"{source.name}_splice"
     _assign(loopsmith, obj, source)
-    assert bpy.ops.loopsmith.blend(other_action=happy.name, blend_weight=0.5) == {"FINISHED"}
+    assert bpy.ops.loopsmith.blend(blend_action=happy.name, blend_weight=0.5) == {"FINISHED"}
     assert obj.animation_data.action.name == f"{source.name}_blend"
     _assign(loopsmith, obj, source)
     assert bpy.ops.loopsmith.mirror() == {"FINISHED"}
@@ -112,8 +112,8 @@ def test_bad_settings_are_one_line_reports_and_change_nothing(loopsmith, walk):
         (bpy.ops.loopsmith.freeze_bone, {"freeze_bones": "Tail"}, "no bone named 'Tail'"),
         (bpy.ops.loopsmith.freeze_bone, {}, "select the bones to freeze"),
         (bpy.ops.loopsmith.freeze_bone, {"freeze_bones": "Head", "freeze_hold": "FRAME", "freeze_frame": 900}, "not a frame"),
-        (bpy.ops.loopsmith.splice, {"other_action": ""}, "choose the other action"),
-        (bpy.ops.loopsmith.blend, {"other_action": "nothing"}, "no action named 'nothing'"),
+        (bpy.ops.loopsmith.splice, {"upper_action": ""}, "choose the other action to take the upper body from"),
+        (bpy.ops.loopsmith.blend, {"blend_action": "nothing"}, "no action named 'nothing'"),
         (bpy.ops.loopsmith.retime, {"retime_by": "DURATION", "duration": 0.01}, "duration"),
     ):
         with pytest.raises(RuntimeError, match=message):
@@ -201,5 +201,5 @@ def test_a_blend_of_a_loop_is_not_marked_as_one(loopsmith, walk):
     obj, source = walk
     bpy.ops.loopsmith.make_loop()
     looped = obj.animation_data.action
-    assert bpy.ops.loopsmith.blend(other_action=source.name, blend_timing="FRACTION") == {"FINISHED"}
+    assert bpy.ops.loopsmith.blend(blend_action=source.name, blend_timing="FRACTION") == {"FINISHED"}
     assert not obj.animation_data.action.use_cyclic and looped.use_cyclic

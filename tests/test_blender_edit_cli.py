@@ -148,3 +148,13 @@ def test_a_file_resampled_there_and_back_keeps_every_frame(mocap_dir, tmp_path):
     assert back.frame_count == source.frame_count
     error = bvh.forward_kinematics(back) - bvh.forward_kinematics(source)
     assert np.abs(error).max() < 0.05  # centimetres, over all 1901 frames: no drift
+
+
+def test_doubtful_blends_and_splices_are_flagged_in_the_summary(mocap_dir, tmp_path):
+    walk = mocap_dir / WALK
+    result = run_loopsmith("blend", walk, mocap_dir / "dataset-1_walk-back_normal_001.bvh", "-o", tmp_path / "out", "--quiet")
+    _ok(result)  # made, but a forward walk blended with a backward one slides: said so
+    assert "CHECK: the feet slide" in result.stdout and "left out" in result.stdout
+    result = run_loopsmith("splice", walk, walk, "-o", tmp_path / "out", "--quiet")
+    _ok(result)
+    assert "the same motion" in result.stdout

@@ -124,6 +124,9 @@ def _mirror_image_error(clip, mirrored):
     (("joint_Root", "Hips", "UpperLeg_L", "UpperLeg_R", "Toes_L", "Toes_R"),
      {"joint_Root": "joint_Root", "Hips": "Hips", "UpperLeg_L": "UpperLeg_R", "Toes_R": "Toes_L"}),
     (("Root", "L_Foot", "R_Foot", "LEFT_EYE", "RIGHT_EYE"), {"Root": "Root", "R_Foot": "L_Foot", "LEFT_EYE": "RIGHT_EYE"}),
+    # The leaf bones Blender's FBX exporter adds, and twist bones: the side marker inside the name.
+    (("Hips", "Toes_L", "Toes_R", "Toes_L_end", "Toes_R_end", "arm.L.twist", "arm.R.twist"),
+     {"Toes_L_end": "Toes_R_end", "arm.R.twist": "arm.L.twist", "Hips": "Hips"}),
 ])
 def test_pairs_are_found_from_the_usual_naming_schemes(names, expected):
     pairs = mirror.mirror_pairs(names)

@@ -36,7 +36,8 @@ def test_half_speed_doubles_the_length_halves_the_root_speed_and_the_skating(loo
     assert _root_speed(loopsmith, slow.clip) == pytest.approx(0.5 * _root_speed(loopsmith, clip), rel=0.01)
     # The feet slide no more than the clip's own sliding, played at half speed.
     print(f"\n{name}: toe skating {slow.numbers['skating']:.4f} m/s, the clip's own {slow.numbers['source_skating']:.4f} m/s")
-    assert slow.numbers["skating"] <= 0.5 * slow.numbers["source_skating"] * 1.15 + 0.002
+    assert slow.numbers["source_skating"] > 0.01  # real feet slide a little: the measure sees them
+    assert slow.numbers["skating"] <= 0.5 * slow.numbers["source_skating"] * 1.15
 
 
 @pytest.mark.parametrize("name", GAIT_CLIPS)

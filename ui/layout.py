@@ -125,14 +125,14 @@ def draw_transition(layout, data, point=None):
 # (armature: the active one's data, to pick bones from, or None).
 def draw_resample(layout, data, armature=None):
     layout.prop(data, "resample_fps")
-    layout.prop(data, "interpolation")
+    layout.prop(data, "resample_interpolation")
     layout.prop(data, "set_scene_rate")
 
 
 def draw_retime(layout, data, armature=None):
     layout.prop(data, "retime_by")
     layout.prop(data, "speed" if data.retime_by == "SPEED" else "duration")
-    layout.prop(data, "interpolation")
+    layout.prop(data, "retime_interpolation")
 
 
 def draw_freeze(layout, data, armature=None):
@@ -150,20 +150,20 @@ def draw_freeze(layout, data, armature=None):
 
 
 def draw_splice(layout, data, armature=None):
-    layout.prop(data, "other_action", text="Upper Body", icon="ACTION")
+    layout.prop(data, "upper_action", icon="ACTION")
     if armature is not None:
         layout.prop_search(data, "upper_root", armature, "bones")
     else:
         layout.prop(data, "upper_root")
     layout.prop(data, "splice_timing")
-    layout.prop(data, "shorter")
+    layout.prop(data, "splice_shorter")
 
 
 def draw_blend(layout, data, armature=None):
-    layout.prop(data, "other_action", text="Blend With", icon="ACTION")
+    layout.prop(data, "blend_action", icon="ACTION")
     layout.prop(data, "blend_weight")
     layout.prop(data, "blend_timing")
-    layout.prop(data, "shorter")
+    layout.prop(data, "blend_shorter")
 
 
 EDIT_LAYOUTS = {"loopsmith.resample": draw_resample, "loopsmith.retime": draw_retime, "loopsmith.freeze_bone": draw_freeze,

@@ -427,4 +427,12 @@ def blend(clip_a, clip_b, weight=0.5, timing="CONTACTS", shorter="CLAMP", names=
     mismatch = _contact_mismatch(found[0].falls, found[1].falls, times_a, times_b, clip_a.dt) if found else None
     if mismatch is not None:
         numbers["contact_mismatch"] = mismatch
+    for name, covered, whole in ((names[0], numbers["covered_a"], clip_a.duration), (names[1], numbers["covered_b"], clip_b.duration)):
+        if whole - covered > 1.5 * clip_a.dt:
+            notes.append(f"{whole - covered:.2f} s of clip {name} left out: only the steps both clips have are blended"
+                         + (" (shorter LOOP plays the shorter clip's steps again)" if short is None and timing != "FRACTION" else ""))
+    if measure.same_motion(clip_a, clip_b):
+        notes.append("both clips hold the same motion: the blend is that motion")
+    notes += measure.quality_notes(numbers["skating"], numbers["inputs_skating"], numbers["worst_frame"], numbers["inputs_worst_frame"],
+                                   "the inputs")
     return measure.EditResult(result, "blend", numbers, tuple(notes))

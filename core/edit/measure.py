@@ -112,3 +112,24 @@ def worst_frame(positions, dt, reference, joints=None):
     if not len(inner) or not len(joints):
         return 0.0  # nothing to accelerate
     return float((metrics.accelerations(positions[:, joints], dt, inner) / reference[joints]).max())
+
+
+#: Beyond these ratios to the inputs' own, an edit's result is flagged for a look (the issue's bounds).
+SKATING_LIMIT = 1.5
+SHARPNESS_LIMIT = 1.05
+
+
+def quality_notes(skating, input_skating, sharpest, input_sharpest, inputs, sharp="the sharpest frame"):
+    """Notes flagging a result whose feet slide, or whose ``sharp`` frame is sharper, well beyond its ``inputs``' (phrases: "the inputs")."""
+    notes = []
+    if skating > SKATING_LIMIT * input_skating + 1e-3:
+        notes.append(f"CHECK: the feet slide {skating / max(input_skating, 1e-9):.1f}x as much as in {inputs}")
+    if sharpest > SHARPNESS_LIMIT * input_sharpest:
+        notes.append(f"CHECK: {sharp} is {sharpest / max(input_sharpest, 1e-9):.1f}x as sharp as in {inputs}")
+    return notes
+
+
+def same_motion(clip_a, clip_b):
+    """Whether two clips hold the same motion (one file or action given twice), to rounding."""
+    return (clip_a.num_frames == clip_b.num_frames and clip_a.bone_names == clip_b.bone_names
+            and np.allclose(clip_a.rotation, clip_b.rotation, atol=1e-7) and np.allclose(clip_a.location, clip_b.location, atol=1e-7))

@@ -35,6 +35,7 @@ _MINUS_MIRROR = np.array([0.0, 1.0, 0.0, 0.0])  # -S = diag(1, -1, -1): half a t
 
 _SUFFIX = re.compile(r"^(.*[._\- ])([LlRr])(\.\d+)?$")  # Arm.L, arm_l, Arm-R, Arm.L.001
 _PREFIX = re.compile(r"^([LlRr])([._\- ].*)$")  # L_Arm, r.arm
+_INFIX = re.compile(r"^(.*[._\- ])([LlRr])([._\- ].*)$")  # Toes_L_end (the FBX exporter's leaf bones), arm.L.twist
 # Left/Right anywhere (LeftUpLeg, mixamorig:LeftArm); lower or upper case only as a word start (hand_left, LEFT_ARM).
 _WORD = re.compile(r"Left|Right|(?<![A-Za-z])(?:left|right|LEFT|RIGHT)")
 _OTHER_SIDE = {"L": "R", "R": "L", "l": "r", "r": "l", "Left": "Right", "Right": "Left",
@@ -49,6 +50,9 @@ def _other_side(name):
     match = _PREFIX.match(name)
     if match:
         return _OTHER_SIDE[match[1]] + match[2]
+    match = _INFIX.match(name)
+    if match:
+        return match[1] + _OTHER_SIDE[match[2]] + match[3]
     match = _WORD.search(name)
     if match:
         return name[:match.start()] + _OTHER_SIDE[match[0]] + name[match.end():]

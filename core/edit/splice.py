@@ -233,4 +233,7 @@ def splice(lower, upper, upper_root=None, timing="AUTO", shorter="CLAMP"):
         "upper_follow": float(np.sqrt(np.mean(np.sum(follow**2, axis=-1)))),
         "time_rate": float((times[-1] - times[0]) / max(lower.num_frames - 1, 1)),
     }
-    return measure.EditResult(clip, "splice", numbers, notes)
+    notes = list(notes) + (["both clips hold the same motion: the splice is that motion"] if measure.same_motion(lower, upper) else [])
+    notes += measure.quality_notes(numbers["skating"], numbers["lower_skating"], numbers["join_visibility"], numbers["lower_join_visibility"],
+                                   "the lower clip", "the spine join's sharpest frame")
+    return measure.EditResult(clip, "splice", numbers, tuple(notes))

@@ -82,7 +82,7 @@ def retime(clip, speed=None, duration=None, interpolation="CUBIC"):
     applied = (clip.num_frames - 1) / (count - 1)
     times = np.linspace(0.0, clip.num_frames - 1, count)
     result = sampling.sample_clip(clip, times, interpolation)
-    notes = (f"speed {applied:.4f} applied (the nearest whole number of frames to {asked:g})",) if abs(applied - asked) > 1e-9 * asked else ()
+    notes = (f"speed {applied:.4f} applied: the nearest to {asked:g} that fills a whole number of frames",) if abs(applied - asked) > 1e-9 * asked else ()
     skating, source_skating = retimed_skating(clip, result, times)
     return EditResult(result, "retime", {"speed": applied, "duration": result.duration, "source_duration": clip.duration, "frames": count,
                                          "skating": skating, "source_skating": source_skating}, notes, times, keeps_loop=True)
