@@ -15,24 +15,10 @@ import sys
 import common
 
 from bench_bridge import SUBMODULES, floor  # noqa: E402
-from bench_make_loop import travelling_clip  # noqa: E402
+from bench_make_loop import travelling_scene  # noqa: E402
 
 EDIT_SUBMODULES = SUBMODULES + ("core.edit.timing", "core.edit.freeze", "core.edit.mirror", "core.edit.blend", "core.edit.splice")
 BASELINE_CURVES = 12  # the per-key baseline is timed on these curves and scaled to all of them
-
-
-def _scene(bones, frames):
-    import bpy
-
-    import dev_extension
-
-    ext, _ = dev_extension.enable(EDIT_SUBMODULES)
-    bpy.ops.wm.read_homefile(use_empty=True)
-    bpy.context.scene.render.fps = 30
-    clip = travelling_clip(ext, bones, frames)
-    obj = ext.bridge.armature.create_armature(bpy.context, clip, "Bench")
-    ext.bridge.clip_io.write_clip(obj, clip, "source")
-    return ext, obj
 
 
 def _job(edit):
@@ -84,7 +70,7 @@ VARIANTS = {
 def main():
     args = common.size_arguments(__doc__)
     if args.variant:
-        ext, obj = _scene(args.bones, args.frames)
+        ext, obj = travelling_scene(args.bones, args.frames, EDIT_SUBMODULES)
         repeats = 1 if args.variant in ("baseline", "blend", "splice") else 3
         seconds, peak = common.measure(lambda: VARIANTS[args.variant](ext, obj), repeats, lambda: common.keep_only_action(ext, obj, "source"))
         common.finish({"seconds": seconds, "peak_mb": peak})

@@ -17,12 +17,13 @@ from bench_bridge import SUBMODULES, floor  # noqa: E402
 LOOP_SUBMODULES = SUBMODULES + ("core.loop", "core.stitch", "bridge.cycles", "operators.make_loop")
 
 
-def _scene(bones, frames):
+def travelling_scene(bones, frames, submodules=LOOP_SUBMODULES):
+    """The extension enabled (with ``submodules`` reachable) and an armature playing a travelling clip as the action "source"."""
     import bpy
 
     import dev_extension
 
-    ext, _ = dev_extension.enable(LOOP_SUBMODULES)
+    ext, _ = dev_extension.enable(submodules)
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.context.scene.render.fps = 30
     clip = travelling_clip(ext, bones, frames)
@@ -129,7 +130,7 @@ def core_only(frames, bones=60):
 def main():
     args = common.size_arguments(__doc__)
     if args.variant:
-        ext, obj = _scene(args.bones, args.frames)
+        ext, obj = travelling_scene(args.bones, args.frames)
         repeats = 1 if args.variant == "baseline" else 5
         seconds, peak = common.measure(lambda: VARIANTS[args.variant](ext, obj), repeats, lambda: common.keep_only_action(ext, obj, "source"))
         common.finish({"seconds": seconds, "peak_mb": peak})
