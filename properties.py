@@ -195,6 +195,10 @@ def edit_properties():
                                        search=_matching_action_names, search_options={"SORT", "SUGGESTION"}),
         "blend_weight": FloatProperty(name="Weight", description="How much of the other action: 0 is this one, 1 the other", default=0.5,
                                       min=0.0, max=1.0, subtype="FACTOR"),
+        "use_weight_ramp": BoolProperty(name="Ramp", description="Change the weight evenly from Weight at the start to Weight End at the end",
+                                        default=False),
+        "blend_weight_end": FloatProperty(name="Weight End", description="The other action's weight at the end of the blend", default=1.0,
+                                          min=0.0, max=1.0, subtype="FACTOR"),
         "blend_timing": EnumProperty(name="Timing", items=BLEND_TIMING_ITEMS, default="CONTACTS"),
         "blend_shorter": EnumProperty(name="Shorter", items=SHORTER_ITEMS, default="CLAMP"),
     }

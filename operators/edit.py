@@ -147,13 +147,14 @@ class LOOPSMITH_OT_blend(EditOperator, bpy.types.Operator):
 
     bl_idname = "loopsmith.blend"
     bl_label = "Blend"
-    settings = ("blend_action", "blend_weight", "blend_timing", "blend_shorter")
+    settings = ("blend_action", "blend_weight", "use_weight_ramp", "blend_weight_end", "blend_timing", "blend_shorter")
     __annotations__ = _properties(*settings)
 
     def edited(self, context, obj, clip):
         names = (obj.animation_data.action.name, self.blend_action)
         other = _other_clip(self.blend_action, obj, "blend with")
-        return blend.blend(clip, other, self.blend_weight, self.blend_timing, self.blend_shorter, names)
+        weight = [(0.0, self.blend_weight), (1.0, self.blend_weight_end)] if self.use_weight_ramp else self.blend_weight
+        return blend.blend(clip, other, weight, self.blend_timing, self.blend_shorter, names)
 
 
 class LOOPSMITH_OT_mirror(EditOperator, bpy.types.Operator):

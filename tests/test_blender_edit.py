@@ -93,6 +93,13 @@ def test_splice_blend_and_mirror_write_new_actions_from_another_action(loopsmith
     _assign(loopsmith, obj, source)
     assert bpy.ops.loopsmith.blend(blend_action=happy.name, blend_weight=0.5) == {"FINISHED"}
     assert obj.animation_data.action.name == f"{source.name}_blend"
+    # A ramp from this action into the other: the first frame is the walk's own pose.
+    _assign(loopsmith, obj, source)
+    assert bpy.ops.loopsmith.blend(blend_action=happy.name, blend_weight=0.0, use_weight_ramp=True, blend_weight_end=1.0) == {"FINISHED"}
+    first = int(round(obj.animation_data.action.frame_range[0]))
+    ramp = evaluated_pose(obj, [first])
+    _assign(loopsmith, obj, source)
+    assert pose_errors(ramp, evaluated_pose(obj, [first]))[1] < 1e-3
     _assign(loopsmith, obj, source)
     assert bpy.ops.loopsmith.mirror() == {"FINISHED"}
     mirrored = loopsmith.bridge.clip_io.read_clip(obj)

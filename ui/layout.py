@@ -162,6 +162,9 @@ def draw_splice(layout, data, armature=None):
 def draw_blend(layout, data, armature=None):
     layout.prop(data, "blend_action", icon="ACTION")
     layout.prop(data, "blend_weight")
+    layout.prop(data, "use_weight_ramp")
+    if data.use_weight_ramp:
+        layout.prop(data, "blend_weight_end")
     layout.prop(data, "blend_timing")
     layout.prop(data, "blend_shorter")
 
