@@ -487,13 +487,23 @@ def _transition_section(heading, entry):
     return f'<section>{heading}{facts}<div class="figures">{figure}<div>{candidates}</div></div></section>'
 
 
+# Units of an edit's numbers, by a word in their names (lengths in metres for mocap imported at its detected scale).
+_EDIT_UNITS = (("duration", "s"), ("covered", "s"), ("seconds", "s"), ("mismatch", "s"), ("skating", "m/s"), ("follow", "m"),
+               ("error", "m"), ("fps", "fps"))
+
+
+def _edit_unit(name):
+    return next((unit for word, unit in _EDIT_UNITS if word in name), "")
+
+
 def _edit_section(heading, entry):
     edit = entry["edit"]
     outputs = ", ".join(f"<code>{html.escape(output)}</code>" for output in entry["outputs"]) or "none"
-    rows = "".join(f"<tr><td>{html.escape(name.replace('_', ' '))}</td><td>{value:g}</td></tr>" for name, value in edit["numbers"].items())
+    rows = "".join(f"<tr><td>{html.escape(name.replace('_', ' '))}</td><td>{value:g} {_edit_unit(name)}</td></tr>"
+                   for name, value in edit["numbers"].items())
     notes = "".join(f"<li>{html.escape(note)}</li>" for note in edit["notes"])
     return (f'<section>{heading}<p>{edit["name"].capitalize()}: {entry["frames"]} frames at {entry["fps"]:g} fps. Output: {outputs}.</p>'
-            f'<table class="summary"><tbody>{rows}</tbody></table>{f"<ul>{notes}</ul>" if notes else ""}</section>')
+            f'<table class="summary numbers"><tbody>{rows}</tbody></table>{f"<ul>{notes}</ul>" if notes else ""}</section>')
 
 
 def _cycles(count):
@@ -581,7 +591,7 @@ _STYLE = (
     ".error{color:#c8372d}table.summary{border-collapse:collapse;width:100%;font-size:13px}"
     ".summary th,.summary td{border-bottom:1px solid #e4e4e4;padding:3px 6px;text-align:left;vertical-align:top}"
     ".summary .name{overflow-wrap:anywhere}"
-    ".summary tr.failed td{background:#fdf1f0}.figures{display:flex;flex-wrap:wrap;gap:8px 28px;align-items:flex-start}"
+    ".summary tr.failed td{background:#fdf1f0}table.numbers{width:auto;min-width:360px}.figures{display:flex;flex-wrap:wrap;gap:8px 28px;align-items:flex-start}"
     "figure{margin:0}figcaption{font-size:13px;margin:.6em 0 .3em;max-width:540px}"
     "ul.legend{list-style:none;padding:0;margin:2px 0 0 46px;font-size:12px}ul.legend li{display:inline-block;margin-right:14px}"
     ".key{display:inline-block;width:18px;margin-right:5px;vertical-align:middle}"
