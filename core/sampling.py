@@ -93,3 +93,20 @@ def sample_clip(clip, times, interpolation="LINEAR", fps=None):
 def clip_at_seconds(clip, seconds, interpolation="LINEAR"):
     """The clip's poses at ``seconds (T,)`` after its first frame, as a clip of T frames (see :func:`sample_clip`)."""
     return sample_clip(clip, np.asarray(seconds, dtype=float) * clip.fps, interpolation)
+
+
+def low_pass(values, width):
+    """``values (F, ...)`` averaged over a centred window of ``width`` frames, without lag.
+
+    The ends are reflected through the end values (a point reflection), so the
+    first and last values are kept exactly and a steady motion is unchanged.
+    """
+    values = np.asarray(values, dtype=float)
+    half = min(int(width) // 2, len(values) - 1)
+    if half < 1:
+        return values.copy()
+    head = 2.0 * values[0] - values[half:0:-1]
+    tail = 2.0 * values[-1] - values[-2:-half - 2:-1]
+    padded = np.concatenate([head, values, tail])
+    total = np.concatenate([np.zeros((1,) + values.shape[1:]), np.cumsum(padded, axis=0)])
+    return (total[2 * half + 1:] - total[:-2 * half - 1]) / (2 * half + 1)

@@ -40,14 +40,8 @@ def _low_pass(values, seconds, fps):
     The ends are padded by point reflection, so a steady ramp (a turn, a
     clip's clock) passes unchanged right to its ends.
     """
-    half = int(round(0.25 * seconds * fps))
-    if half < 1 or len(values) < 2:
-        return values
-    for _ in range(2):
-        padded = np.pad(values, [(half, half)] + [(0, 0)] * (np.ndim(values) - 1), mode="reflect", reflect_type="odd")
-        sums = np.concatenate([np.zeros_like(padded[:1]), np.cumsum(padded, axis=0)])
-        values = (sums[2 * half + 1:] - sums[:-2 * half - 1]) / (2 * half + 1)
-    return values
+    width = 2 * int(round(0.25 * seconds * fps)) + 1
+    return sampling.low_pass(sampling.low_pass(values, width), width)
 
 
 def split(clip, upper_root=None, positions=None):

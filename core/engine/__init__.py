@@ -1,0 +1,1 @@
+"""Engine export: root motion on a root bone, ready for the engines that read it."""

@@ -1,0 +1,166 @@
+"""Root motion on a root bone: the character's travel moved from the pelvis onto a bone at the floor.
+
+Game engines read a character's travel from the top bone of the skeleton
+(seed 002): a root on the floor under the character carries the horizontal
+position and the heading, and the pelvis below it keeps only its sway and
+bounce. The world (armature-space) pose of every other bone is unchanged: only
+the split between the root and the bones directly below it moves. Armature
+space is Blender's, Z up; lengths are the clip's unit (metres for imported
+mocap), angles radians, times seconds.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import kinematics, quat, root as root_motion, sampling
+from ..clip import Clip
+from ..errors import ClipError
+from ..transition.features import character_root
+
+#: HEADING: the root turns with the pelvis; POSITION: it keeps the first frame's heading;
+#: KEEP_HEIGHT: as HEADING, and the root also rises and falls with the pelvis's smoothed height change (stairs, jumps).
+MODES = ("HEADING", "POSITION", "KEEP_HEIGHT")
+#: An existing top bone is used as the root only if it stays this low, as a share of the pelvis's mean height.
+FLOOR_SHARE = 0.1
+
+
+@dataclass
+class RootMotion:
+    """The clip with its travel on a root bone, and how the travel was split.
+
+    root, pelvis: bone indices in ``clip``. added: whether the root bone was
+    added at index 0 (otherwise the clip's own top bone carries the travel).
+    numbers: root_travel and pelvis_travel (horizontal path lengths, clip
+    units), root_share (the root's displacement first to last over the
+    pelvis's), pelvis_offset (the largest horizontal pelvis-to-root distance,
+    clip units), world_error (the largest joint position change, clip units,
+    beyond the travel removed when in place).
+    """
+
+    clip: Clip
+    root: int
+    pelvis: int
+    added: bool
+    numbers: dict = field(default_factory=dict)
+
+
+def _floor_frames(position, heading):
+    """Matrices ``(F, 4, 4)`` at ``position (F, 3)`` turned ``heading (F,)`` radians about Z."""
+    m = np.zeros(heading.shape + (4, 4))
+    m[:, 0, 0] = m[:, 1, 1] = np.cos(heading)
+    m[:, 0, 1], m[:, 1, 0] = -np.sin(heading), np.sin(heading)
+    m[:, 2, 2] = m[:, 3, 3] = 1.0
+    m[:, :3, 3] = position
+    return m
+
+
+def _usable_top_bone(clip, pose, pelvis):
+    """The clip's single top bone if it can carry the travel (not the pelvis, near the floor, unscaled), else None."""
+    tops = np.flatnonzero(clip.parents < 0)
+    if len(tops) != 1 or tops[0] == pelvis:
+        return None
+    top = int(tops[0])
+    height = np.abs(pose[:, top, 2, 3]).max()
+    scaled = np.abs(clip.scale[:, top] - 1.0).max() > 1e-6
+    return None if scaled or height > FLOOR_SHARE * np.abs(pose[:, pelvis, 2, 3]).mean() else top
+
+
+def _with_root_bone(clip, name):
+    """The clip with a still bone ``name`` at index 0, at the armature origin, above every old top bone."""
+    if not name:
+        raise ClipError("the root bone needs a name")
+    if name in clip.bone_names:
+        raise ClipError(f"cannot add a root bone named '{name}': the armature already has a bone of that name")
+    frames = clip.num_frames
+
+    def prepend(array, value):
+        return np.concatenate([np.broadcast_to(value, (frames, 1) + array.shape[2:]), array], axis=1)
+
+    return Clip(
+        fps=clip.fps,
+        frames=clip.frames,
+        bone_names=(name,) + tuple(clip.bone_names),
+        parents=np.concatenate([[-1], clip.parents + 1]),  # old top bones (-1) become children of bone 0
+        rest=np.concatenate([np.eye(4)[None], clip.rest]),
+        location=prepend(clip.location, 0.0),
+        rotation=prepend(clip.rotation, (1.0, 0.0, 0.0, 0.0)),
+        scale=prepend(clip.scale, 1.0),
+        rotation_modes=("QUATERNION",) + tuple(clip.rotation_modes),
+        animated_location=np.concatenate([np.ones((1, 3), dtype=bool), clip.animated_location]),
+        animated_rotation=np.concatenate([[True], clip.animated_rotation]),
+        animated_scale=np.concatenate([np.zeros((1, 3), dtype=bool), clip.animated_scale]),
+    )
+
+
+def _horizontal_path(position):
+    """Horizontal distance ``position (F, 3)`` covers, summed frame to frame."""
+    return float(np.linalg.norm(np.diff(position[:, :2], axis=0), axis=-1).sum())
+
+
+def extract_root_motion(clip, mode="HEADING", root_name="root", smoothing=0.25, in_place=False):
+    """Move the character's travel onto a root bone; every other bone keeps its world pose.
+
+    clip: a :class:`~.clip.Clip` (Z up). mode: one of :data:`MODES`.
+    root_name: the bone added when the clip's top bone cannot carry the
+    travel (ClipError if another bone has that name). smoothing: seconds of
+    the centred window that low-passes the pelvis's floor position and
+    heading into the root's. in_place: the root stays at the origin with the
+    first frame's heading and the smoothed travel is removed from the whole
+    character instead (engines that bake the travel into the pose).
+    Returns a :class:`RootMotion`.
+    """
+    if mode not in MODES:
+        raise ClipError(f"unknown root motion mode '{mode}': use one of {', '.join(MODES)}")
+    if not (np.isfinite(smoothing) and smoothing >= 0.0):
+        raise ClipError(f"root motion smoothing must be zero or more seconds, not {smoothing!r}")
+    pose = kinematics.clip_forward_kinematics(clip)
+    pelvis = character_root(clip, pose)
+    root = _usable_top_bone(clip, pose, pelvis)
+    added = root is None
+    if added:
+        clip, root, pelvis = _with_root_bone(clip, root_name), 0, pelvis + 1
+        pose = np.concatenate([np.broadcast_to(np.eye(4), (clip.num_frames, 1, 4, 4)), pose], axis=1)
+
+    pelvis_position = pose[:, pelvis, :3, 3]
+    pelvis_rotation = quat.from_matrix(pose[:, pelvis, :3, :3])
+    width = smoothing * clip.fps
+    floor = sampling.low_pass(pelvis_position, width) * (1.0, 1.0, 0.0)
+    if mode == "KEEP_HEIGHT":
+        floor[:, 2] = sampling.low_pass(pelvis_position[:, 2], width) - pelvis_position[0, 2]
+    heading = sampling.low_pass(root_motion.heading(pelvis_rotation, root_motion.heading_axis(pelvis_rotation)), width)
+    if mode == "POSITION":
+        heading = np.full_like(heading, heading[0])
+    travelling = _floor_frames(floor, heading)
+    if in_place:
+        # Each frame moves by what takes its floor frame to the root's, at the origin facing the first heading.
+        root_world = _floor_frames(np.zeros_like(floor), np.full_like(heading, heading[0]))
+        moved = root_world @ np.linalg.inv(travelling)
+    else:
+        root_world, moved = travelling, np.broadcast_to(np.eye(4), travelling.shape)
+
+    scale = clip.scale.copy()
+    scale[:, root] = 1.0  # the root's world transform is a position and a heading only
+    result = root_motion.with_root_global(clip.with_channels(scale=scale), root, root_world[:, :3, 3], quat.from_matrix(root_world[:, :3, :3]))
+    children = np.flatnonzero(clip.parents == root)
+    for child in children:
+        target = moved @ pose[:, child]
+        result = root_motion.with_root_global(result, child, target[:, :3, 3], quat.from_matrix(target[:, :3, :3]))
+    animated_location, animated_rotation = clip.animated_location.copy(), clip.animated_rotation.copy()
+    animated_location[[root, *children]] = True
+    animated_rotation[[root, *children]] = True
+    result = result.with_channels(animated_location=animated_location, animated_rotation=animated_rotation)
+
+    new_pose = kinematics.clip_forward_kinematics(result)
+    expected = moved[:, None] @ pose
+    body = np.arange(clip.num_bones) != root
+    root_track = new_pose[:, root, :3, 3]
+    displacement = np.linalg.norm(pelvis_position[-1, :2] - pelvis_position[0, :2])
+    numbers = {
+        "root_travel": _horizontal_path(root_track),
+        "pelvis_travel": _horizontal_path(pelvis_position),
+        "root_share": float(np.linalg.norm(root_track[-1, :2] - root_track[0, :2]) / displacement) if displacement > 1e-9 else float(not in_place),
+        "pelvis_offset": float(np.linalg.norm(new_pose[:, pelvis, :2, 3] - root_track[:, :2], axis=-1).max()),
+        "world_error": float(np.linalg.norm(new_pose[:, body, :3, 3] - expected[:, body, :3, 3], axis=-1).max()),
+    }
+    return RootMotion(result, root, pelvis, added, numbers)
