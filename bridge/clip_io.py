@@ -457,34 +457,59 @@ def _write_clip(obj, clip, name, source_action, frame_range, cyclic, cycles_trav
     return WrittenLoop(action, tuple(stitched), tuple(copied) if stitch_params is not None else ())
 
 
-def loop_playback(action, obj):
-    """How ``action`` plays as a loop on ``obj``: (cyclic, the clip bone whose location repeats with offset, or None).
+@dataclass
+class LoopPlayback:
+    """How an action plays as a loop: ``cyclic`` (marked cyclic, as Make Loop's are); ``travel``: the clip bone whose
+    location repeats with offset, or None; ``wrap``: a WRAP loop, whose closing key lies one frame past its range."""
 
-    Cyclic when the action is marked cyclic (Make Loop's actions are); the
-    travelling bone is the one whose location curves' Cycles modifiers
-    repeat with offset. An edit of a loop that stays a loop is written the same way.
-    """
+    cyclic: bool = False
+    travel: str = None
+    wrap: bool = False
+
+
+def loop_playback(action, obj):
+    """The :class:`LoopPlayback` of ``action`` on ``obj``: an edit of a loop that stays a loop is written the same way."""
     if not action.use_cyclic:
-        return False, None
-    for (path, _), fcurve in _ActionCurves(action, obj).curves.items():
+        return LoopPlayback()
+    curves = _ActionCurves(action, obj)
+    travel = None
+    for (path, _), fcurve in curves.curves.items():
         offset = any(m.type == "CYCLES" and m.mode_after == "REPEAT_OFFSET" for m in fcurve.modifiers)
         if offset and path.endswith("location"):
-            return True, OBJECT_CHANNELS if path == "location" else path[len('pose.bones["'):-len('"].location')]
-    return True, None
+            travel = OBJECT_CHANNELS if path == "location" else path[len('pose.bones["'):-len('"].location')]
+            break
+    last_key = max(fcurve.keyframe_points[-1].co[0] for fcurve in curves.curves.values())
+    return LoopPlayback(True, travel, last_key >= action.frame_end + 1 - _FRAME_TOLERANCE)
 
 
-def write_edit(obj, edited, source, first_frame):
+def read_edit_source(obj):
+    """The active action's clip as an edit reads it, and its :class:`LoopPlayback`.
+
+    A WRAP loop is read with its closing key, so the edit keeps the cycle's
+    length (frames + 1 keys, the last repeating the first).
+    """
+    action = require_action(obj)
+    playback = loop_playback(action, obj)
+    end = int(round(action.frame_end)) + 1 if playback.wrap else None
+    return read_clip(obj, frame_end=end), playback
+
+
+def write_edit(obj, edited, source, first_frame, playback=None):
     """Write an edit (a :class:`~..core.edit.measure.EditResult` of ``source``'s clip, whose first frame is ``first_frame``) as a new action.
 
     Named ``<source>_<edit>``, frame range set; the source's other curves follow
-    the edit's timing; a looping source whose edit keeps it a loop gives a
-    looping action (cyclic, Cycles modifiers, the travel repeating with
-    offset). Returns the action.
+    the edit's timing. playback: the source's :class:`LoopPlayback` (from
+    :func:`read_edit_source`); a looping source whose edit keeps it a loop
+    gives a looping action (cyclic, Cycles modifiers, the travel repeating
+    with offset, a WRAP loop's range ending before its closing key). Returns the action.
     """
-    cyclic, travel = loop_playback(source, obj) if edited.keeps_loop else (False, None)
+    playback = playback if playback is not None and edited.keeps_loop else LoopPlayback()
     times = None if edited.source_times is None else first_frame + edited.source_times
-    return write_clip(obj, edited.clip, f"{source.name}_{edited.edit}", source_action=source, frame_range=True, cyclic=cyclic,
-                      cycles_travel=travel, source_frames=times)
+    action = write_clip(obj, edited.clip, f"{source.name}_{edited.edit}", source_action=source, frame_range=True, cyclic=playback.cyclic,
+                        cycles_travel=playback.travel, source_frames=times)
+    if playback.wrap:
+        action.frame_end = edited.clip.frames[-1] - 1
+    return action
 
 
 def require_replaceable(action):

@@ -48,10 +48,10 @@ class EditOperator:
         source = obj.animation_data.action
         try:
             with common.progress(context, 2) as step:
-                clip = clip_io.read_clip(obj)
+                clip, playback = clip_io.read_edit_source(obj)
                 edited = self.edited(context, obj, clip)
                 step()
-                written = clip_io.write_edit(obj, edited, source, clip.frames[0])
+                written = clip_io.write_edit(obj, edited, source, clip.frames[0], playback)
                 source.use_fake_user = True  # the original stays in the file
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))

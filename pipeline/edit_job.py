@@ -45,15 +45,17 @@ def process(task, options, name, inputs):
     first, second = task if len(task) == 2 else (task[0], None)
     started = time.perf_counter()
     try:
+        playback = other = None
         if second is None:
-            (obj, clip, settings, header), other = importers.armature_clip(first, options), None
+            obj, settings, header = importers.first_armature(first, options)
+            clip, playback = clip_io.read_edit_source(obj)  # a WRAP loop with its closing key
         else:
             obj, clip, settings, header, other = importers.pair_clips(first, second, options)
         imported = time.perf_counter() - started
         targets = [options.out / f"{name}{suffix}" for suffix in output_suffixes(first, options.format)]
         outputs.refuse_inputs(targets, inputs)
         edited = _edited(options, clip, other, (first.name, second.name if second else ""))
-        action = clip_io.write_edit(obj, edited, clip_io.require_action(obj), clip.frames[0])
+        action = clip_io.write_edit(obj, edited, clip_io.require_action(obj), clip.frames[0], playback)
         clip_io.set_scene_fps(bpy.context.scene, edited.clip.fps)  # the exporters time frames by the scene's rate
         entry = report.edit_entry(first, second, obj.name, targets, edited, 0.0)
         entry["import"], entry["import_seconds"], entry["action"] = settings, round(imported, 3), action.name

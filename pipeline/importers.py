@@ -116,13 +116,18 @@ def armatures_with_actions():
     return [obj.name for obj in bpy.data.objects if obj.type == "ARMATURE" and obj.animation_data and obj.animation_data.action]
 
 
-def armature_clip(path, options):
-    """Import ``path``; its first armature with an action, that action's clip, the import settings and the BVH header (or None)."""
+def first_armature(path, options):
+    """Import ``path``; its first armature with an action, the import settings and the BVH header (or None)."""
     settings, header = load(path, options)
     names = armatures_with_actions()
     if not names:
         raise InputError("has no armature with an action")
-    obj = bpy.data.objects[names[0]]
+    return bpy.data.objects[names[0]], settings, header
+
+
+def armature_clip(path, options):
+    """:func:`first_armature`, with its action's clip after the armature: (armature, clip, settings, header)."""
+    obj, settings, header = first_armature(path, options)
     return obj, clip_io.read_clip(obj), settings, header
 
 

@@ -210,3 +210,27 @@ def test_a_blend_of_a_loop_is_not_marked_as_one(loopsmith, walk):
     looped = obj.animation_data.action
     assert bpy.ops.loopsmith.blend(blend_action=source.name, blend_timing="FRACTION") == {"FINISHED"}
     assert not obj.animation_data.action.use_cyclic and looped.use_cyclic
+
+
+def _wrap_step(obj, action):
+    """The largest joint step (relative to the hips) across a loop's wrap, over the larger of the steps either side."""
+    last = int(round(action.frame_range[1]))
+    pose = evaluated_pose(obj, [last - 1, last, last + 1, last + 2])
+    positions = pose[:, 2:, :3, 3] - pose[:, 1:2, :3, 3]
+    steps = np.linalg.norm(np.diff(positions, axis=0), axis=-1).max(axis=1)
+    return steps[1] / max(steps[0], steps[2])
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("edit, props", [("retime", {"speed": 0.8}), ("mirror", {}), ("freeze_bone", {"freeze_bones": "Head"})])
+def test_an_edited_wrap_loop_still_wraps_seamlessly(loopsmith, walk, edit, props):
+    obj, source = walk
+    bpy.ops.loopsmith.make_loop(loop_mode="WRAP")
+    looped = obj.animation_data.action
+    bpy.context.scene.frame_set(int(looped.frame_range[0]) + 5)
+    assert getattr(bpy.ops.loopsmith, edit)(**props) == {"FINISHED"}
+    edited = obj.animation_data.action
+    print(f"\n{edit}: step across the wrap {_wrap_step(obj, edited):.2f} of its neighbours' (the loop's own {_wrap_step(obj, looped):.2f})")
+    assert _wrap_step(obj, edited) < 1.3  # read without its closing key, the edit made a 1.7-1.9x jump here
+    assert edited.frame_range[1] - edited.frame_range[0] == pytest.approx(
+        (looped.frame_range[1] - looped.frame_range[0] + 1) / props.get("speed", 1.0) - 1, abs=0.6)
