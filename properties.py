@@ -114,11 +114,15 @@ def _matching_action_names(self, context, edit_text):
             if text in action.name.lower() and clip_io.action_problem(action, obj) is None]
 
 
+def _action_picker(name, description):
+    """A text field that suggests the actions whose bones the active armature has."""
+    return StringProperty(name=name, description=description, search=_matching_action_names, search_options={"SORT", "SUGGESTION"})
+
+
 def transition_properties():
     """Fresh definitions of Make Transition's parameters (frames are frame numbers, times seconds)."""
     return {
-        "target_action": StringProperty(name="Target", description="The action to blend into (any action whose bones this armature has)",
-                                        search=_matching_action_names, search_options={"SORT", "SUGGESTION"}),
+        "target_action": _action_picker("Target", "The action to blend into (any action whose bones this armature has)"),
         "point_mode": EnumProperty(name="Point", items=POINT_MODE_ITEMS, default="AUTO"),
         "frame_a": IntProperty(name="Frame A", description="Source frame where the blend starts", default=1),
         "frame_b": IntProperty(name="Frame B", description="Target frame where the blend starts", default=1),
@@ -186,13 +190,11 @@ def edit_properties():
         "freeze_blend": FloatProperty(name="Ease", description="Easing in before and out after the range", default=0.5, min=0.0, soft_max=2.0,
                                       **seconds),
         "freeze_location": BoolProperty(name="Location Too", description="Hold the bones' location as well as their rotation", default=False),
-        "upper_action": StringProperty(name="Upper Body", description="The action whose upper body is carried over onto this one's legs",
-                                       search=_matching_action_names, search_options={"SORT", "SUGGESTION"}),
+        "upper_action": _action_picker("Upper Body", "The action whose upper body is carried over onto this one's legs"),
         "upper_root": StringProperty(name="Upper Body From", description="The first bone of the upper body; empty finds the spine above the pelvis"),
         "splice_timing": EnumProperty(name="Timing", items=SPLICE_TIMING_ITEMS, default="AUTO"),
         "splice_shorter": EnumProperty(name="Shorter", items=SHORTER_ITEMS, default="CLAMP"),
-        "blend_action": StringProperty(name="Blend With", description="The action blended with this one (B)",
-                                       search=_matching_action_names, search_options={"SORT", "SUGGESTION"}),
+        "blend_action": _action_picker("Blend With", "The action blended with this one (B)"),
         "blend_weight": FloatProperty(name="Weight", description="How much of the other action: 0 is this one, 1 the other", default=0.5,
                                       min=0.0, max=1.0, subtype="FACTOR"),
         "use_weight_ramp": BoolProperty(name="Ramp", description="Change the weight evenly from Weight at the start to Weight End at the end",

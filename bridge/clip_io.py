@@ -472,12 +472,10 @@ def loop_playback(action, obj):
     if not action.use_cyclic:
         return LoopPlayback()
     curves = _ActionCurves(action, obj)
-    travel = None
-    for (path, _), fcurve in curves.curves.items():
-        offset = any(m.type == "CYCLES" and m.mode_after == "REPEAT_OFFSET" for m in fcurve.modifiers)
-        if offset and path.endswith("location"):
-            travel = OBJECT_CHANNELS if path == "location" else path[len('pose.bones["'):-len('"].location')]
-            break
+    offset = {path for (path, _), fcurve in curves.curves.items()
+              if any(m.type == "CYCLES" and m.mode_after == "REPEAT_OFFSET" for m in fcurve.modifiers)}
+    names = [OBJECT_CHANNELS, *(bone.name for bone in obj.pose.bones)]
+    travel = next((name for name in names if channel_path(name, "location") in offset), None)
     last_key = max(fcurve.keyframe_points[-1].co[0] for fcurve in curves.curves.values())
     return LoopPlayback(True, travel, last_key >= action.frame_end + 1 - _FRAME_TOLERANCE)
 
