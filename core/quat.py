@@ -143,7 +143,10 @@ def slerp(a, b, t):
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     t = np.asarray(t, dtype=float)
-    cos = dot(a, b)
+    # Written out, not einsum: einsum's sums can round differently with the arrays' memory alignment,
+    # and the same blend must give the same bits every time (a loop's untouched bones compare equal).
+    product = a * b
+    cos = product[..., 0] + product[..., 1] + product[..., 2] + product[..., 3]
     b = np.where(cos[..., None] < 0.0, -b, b)
     theta = np.arccos(np.minimum(np.abs(cos), 1.0))
     sin = np.sin(theta)
