@@ -72,7 +72,9 @@ def test_lock_keeps_the_loop_closed_and_planted_feet_from_sliding(method):
     root = locked.root
     assert contacts.seam_skating(locked.clip, root) <= contacts.seam_skating(free.clip, root) + 1e-6
     others = [b for b in range(walk.clip.num_bones) if b not in {bone for leg in footlock.leg_chains(walk.clip) for bone in leg}]
-    assert np.array_equal(locked.clip.rotation[:, others], free.clip.rotation[:, others])  # only legs change
+    # Only legs change. To rounding: BLAS and SIMD sums may differ in the last bit from run to run
+    # (two CI runs out of many); a bone the lock touched would differ by far more.
+    assert np.abs(locked.clip.rotation[:, others] - free.clip.rotation[:, others]).max() < 1e-12
 
 
 def test_nothing_to_lock_leaves_the_clip_alone():
