@@ -10,6 +10,7 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty, StringProperty
 
 from .core import stitch
+from .core.engine import profiles
 from .core.stitch import StitchParameters
 
 METHOD_ITEMS = tuple((name, label, text[0].upper() + text[1:]) for name, (label, text) in stitch.METHOD_INFO.items())
@@ -206,6 +207,32 @@ def edit_properties():
     }
 
 
+ROOT_MOTION_ITEMS = (
+    ("HEADING", "Position and Heading", "The root follows the pelvis over the floor and turns with it"),
+    ("POSITION", "Position Only", "The root follows the pelvis over the floor and keeps the first frame's heading"),
+)
+ROOT_HEIGHT_ITEMS = (
+    ("PELVIS", "Pelvis", "The root stays on the floor; the pelvis keeps its height"),
+    ("ROOT", "Root", "The root rises and falls with the pelvis's smoothed height (stairs, jumps)"),
+)
+ENGINE_ITEMS = tuple((name.upper(), profile.label, f"{profile.suffix[1:].upper()}: {profile.shows}")
+                     for name, profile in profiles.PROFILES.items())
+
+
+def engine_properties():
+    """Fresh definitions of root motion's and the engine export's parameters."""
+    return {
+        "root_motion_mode": EnumProperty(name="Root Motion", items=ROOT_MOTION_ITEMS, default="HEADING"),
+        "root_height": EnumProperty(name="Height On", items=ROOT_HEIGHT_ITEMS, default="PELVIS"),
+        "root_in_place": BoolProperty(name="In Place", description="Remove the travel instead: the root stays at the origin "
+                                                                  "(engines that bake the motion into the pose)", default=False),
+        "root_name": StringProperty(name="Root Name", description="The name of the root bone, when one is added", default="root"),
+        "root_smoothing": FloatProperty(name="Smoothing", description="The root's path and heading are smoothed over this long",
+                                        default=0.25, min=0.0, soft_max=2.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"),
+        "engine": EnumProperty(name="Engine", items=ENGINE_ITEMS, default="UNREAL"),
+    }
+
+
 def chosen_candidate(settings):
     """The candidate selected in Find Loop's list, or None."""
     if 0 <= settings.active_candidate < len(settings.candidates):
@@ -324,6 +351,7 @@ class LoopsmithSettings(bpy.types.PropertyGroup):
         "points_target": PointerProperty(type=bpy.types.Action),
         "distance_image": PointerProperty(type=bpy.types.Image, description="The last transition's distance map"),
         **edit_properties(),
+        **engine_properties(),
     }
 
 
@@ -331,6 +359,7 @@ MAKE_LOOP_NAMES = tuple(make_loop_properties())
 FIND_LOOP_NAMES = tuple(find_loop_properties())
 TRANSITION_NAMES = tuple(transition_properties())
 EDIT_NAMES = tuple(edit_properties())
+ROOT_MOTION_NAMES = ("root_motion_mode", "root_height", "root_in_place", "root_name", "root_smoothing")
 
 classes = (LoopsmithCandidate, LoopsmithTransitionPoint, LoopsmithResult, LoopsmithSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)

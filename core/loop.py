@@ -10,6 +10,8 @@ from .errors import LoopError
 from .metrics import SeamMetrics, clip_baseline, seam_metrics
 
 LOOP_MODES = ("CLAMP", "WRAP")
+#: How far a loop's closing frame may be from its first and still repeat it: clip units (metres) and radians.
+REPEAT_TOLERANCE = 1e-4
 
 
 @dataclass
@@ -120,6 +122,20 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)
     return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment)
+
+
+def non_repeating_bones(clip, tolerance=REPEAT_TOLERANCE):
+    """Names of the bones whose last frame does not repeat the first (location, rotation or scale), seed 002's exact-loop test.
+
+    A WRAP file may drop a loop's closing frame only when this is empty: a
+    travelling root's last sample is the travel of one cycle. tolerance: clip
+    units for location and scale, radians for rotation.
+    """
+    moved = np.linalg.norm(clip.location[-1] - clip.location[0], axis=-1) > tolerance
+    relative = quat.multiply(quat.inverse(clip.rotation[0]), clip.rotation[-1])
+    turned = np.linalg.norm(quat.to_rotation_vector(relative), axis=-1) > tolerance
+    scaled = np.abs(clip.scale[-1] - clip.scale[0]).max(axis=-1) > tolerance
+    return [name for name, differs in zip(clip.bone_names, moved | turned | scaled) if differs]
 
 
 def _keep(stitched, original, bone):

@@ -1,8 +1,8 @@
 """Loopsmith's operators: context -> arrays -> core -> write back -> report."""
 
-from . import edit, find_loop, make_loop, make_transition
+from . import edit, engine, find_loop, make_loop, make_transition
 
-_modules = (find_loop, make_loop, make_transition, edit)
+_modules = (find_loop, make_loop, make_transition, edit, engine)
 
 
 def register():

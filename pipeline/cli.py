@@ -17,7 +17,7 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from . import commands, interrupts, runner  # noqa: E402
+from . import commands, engine, interrupts, runner  # noqa: E402
 from .options import HelpFormatter  # noqa: E402
 
 
@@ -29,6 +29,8 @@ def parser():
         sub = subparsers.add_parser(command.NAME, help=command.HELP, description=command.HELP, formatter_class=HelpFormatter)
         runner.add_common_arguments(sub, command.INPUTS)
         command.add_arguments(sub)
+        engine.add_arguments(sub)
+        sub.epilog = engine.epilog(sub.epilog)
     return main_parser
 
 

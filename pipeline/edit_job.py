@@ -12,7 +12,7 @@ import bpy
 from ..bridge import clip_io
 from ..core.edit import blend, freeze, mirror, splice, timing
 from ..core.errors import EditError, LoopsmithError
-from . import export, importers, interrupts, outputs, report
+from . import engine_output, importers, interrupts, outputs, report
 from .inputs import output_suffixes
 
 
@@ -55,11 +55,11 @@ def process(task, options, name, inputs):
         targets = [options.out / f"{name}{suffix}" for suffix in output_suffixes(first, options.format)]
         outputs.refuse_inputs(targets, inputs)
         edited = _edited(options, clip, other, (first.name, second.name if second else ""))
-        action = clip_io.write_edit(obj, edited, clip_io.require_action(obj), clip.frames[0], playback)
+        clip_io.write_edit(obj, edited, clip_io.require_action(obj), clip.frames[0], playback)
         clip_io.set_scene_fps(bpy.context.scene, edited.clip.fps)  # the exporters time frames by the scene's rate
         entry = report.edit_entry(first, second, obj.name, targets, edited, 0.0)
-        entry["import"], entry["import_seconds"], entry["action"] = settings, round(imported, 3), action.name
-        export.replace_outputs(obj, targets, int(edited.clip.frames[0]), int(edited.clip.frames[-1]), settings, header)
+        entry["import"], entry["import_seconds"] = settings, round(imported, 3)
+        engine_output.write_outputs(obj, targets, settings, header, options, entry)
         entry["seconds"] = round(time.perf_counter() - started, 3)
         return [entry]
     except LoopsmithError as error:

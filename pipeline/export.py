@@ -9,9 +9,11 @@ import contextlib
 import pathlib
 
 import bpy
+import numpy as np
 
-from ..bridge import clip_io
+from ..bridge import action_api, clip_io
 from ..core import bvh
+from ..core.engine import profiles
 from ..core.errors import ClipError, LoopsmithError
 from . import containers, interrupts, outputs
 from .importers import reason, silenced
@@ -25,7 +27,7 @@ class ExportError(LoopsmithError):
 
 @contextlib.contextmanager
 def _only_the_loop(obj, frame_start, frame_end):
-    """Select only ``obj``, make it active, set the scene's range and mute its NLA strips; all restored afterwards.
+    """Select only ``obj``, make it active, set the scene's (and the action's) range and mute its NLA strips; all restored afterwards.
 
     The exporters sample what the scene evaluates over its frame range, and
     the glTF exporter writes every unmuted strip's action as an animation.
@@ -35,6 +37,8 @@ def _only_the_loop(obj, frame_start, frame_end):
     selected = [other for other in view_layer.objects if other.select_get()]
     active = view_layer.objects.active
     kept_range = scene.frame_start, scene.frame_end, scene.frame_current
+    action = obj.animation_data.action
+    action_range = action.use_frame_range, action.frame_start, action.frame_end
     strips = {strip: strip.mute for track in obj.animation_data.nla_tracks for strip in track.strips}
     try:
         for other in view_layer.objects:
@@ -42,10 +46,13 @@ def _only_the_loop(obj, frame_start, frame_end):
         view_layer.objects.active = obj
         # The start first: setting it past the end moves the end along, while an end before the start is clamped.
         scene.frame_start, scene.frame_end = frame_start, frame_end
+        if action.use_frame_range:  # the glTF exporter samples the action's own range (a WRAP loop's closing frame lies past it)
+            action.frame_start, action.frame_end = frame_start, frame_end
         for strip in strips:
             strip.mute = True
         yield scene
     finally:
+        action.use_frame_range, action.frame_start, action.frame_end = action_range
         for strip, mute in strips.items():
             strip.mute = mute
         scene.frame_start, scene.frame_end = kept_range[:2]
@@ -70,17 +77,73 @@ def _gltf_rate(scene):
 
 
 @contextlib.contextmanager
-def _scene_named(scene, name):
-    """The scene under ``name`` meanwhile (the FBX exporter names its take after the scene)."""
-    kept = scene.name
-    scene.name = name
+def _renamed(collection, item, name):
+    """``item`` of ``collection`` (scenes, objects, actions) under ``name`` meanwhile; another holder of the name steps aside.
+
+    The FBX exporter names its take after the scene, the glTF exporter its animation after the action.
+    """
+    kept, other = item.name, collection.get(name)
+    if other is item:
+        yield
+        return
+    if other is not None:
+        other.name = f"{name}.loopsmith"  # a unique name is made from it if needed
+    item.name = name
     try:
         yield
     finally:
-        scene.name = kept
+        item.name = kept
+        if other is not None:
+            other.name = name
 
 
-def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None):
+def _shift_keys(fcurves, frames):
+    """Move every key and handle of ``fcurves`` by ``frames``."""
+    for fcurve in fcurves:
+        points = fcurve.keyframe_points
+        for prop in ("co", "handle_left", "handle_right"):
+            values = np.empty(2 * len(points), dtype=np.float32)
+            points.foreach_get(prop, values)
+            values[0::2] += frames
+            points.foreach_set(prop, values)
+        fcurve.update()
+
+
+@contextlib.contextmanager
+def _starting_at_zero(obj, frame_start, frame_end):
+    """A copy of the active action moved to begin at frame 0 played meanwhile, and the scene's range ``0..end - start``.
+
+    Blender's FBX exporter times an action's keys by their frame numbers; an
+    engine expects a take to start at 0. The user's action is not touched.
+    """
+    anim = obj.animation_data
+    action, slot = anim.action, action_api.assigned_slot(obj)
+    moved = action.copy()
+    scene = bpy.context.scene
+    try:
+        _shift_keys(action_api.fcurves_of(moved, obj), -frame_start)
+        if moved.use_frame_range:
+            moved.frame_start, moved.frame_end = action.frame_start - frame_start, action.frame_end - frame_start
+        action_api.assign_action(obj, moved)
+        scene.frame_start, scene.frame_end = 0, frame_end - frame_start
+        yield
+    finally:
+        action_api.assign_action(obj, action, slot)
+        bpy.data.actions.remove(moved)
+
+
+@contextlib.contextmanager
+def _engine_conventions(obj, profile, looping):
+    """Meanwhile the names ``profile`` wants: the action's (a loop's animation name) and the armature object's."""
+    action = obj.animation_data.action
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_renamed(bpy.data.actions, action, profiles.animation_name(profile, action.name, looping)))
+        if profile.armature_node:
+            stack.enter_context(_renamed(bpy.data.objects, obj, profile.armature_node))
+        yield action.name
+
+
+def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None, profile=None, looping=False):
     """Write armature ``obj``'s active action (the loop) over frames ``frame_start..frame_end`` (inclusive) to ``path``.
 
     suffix: the format, one of :data:`FORMATS` (``path`` may be a temporary
@@ -89,7 +152,11 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None)
     input BVH's ``(BvhInfo, up axis)`` when it was one; a BVH output then
     keeps its axes and channel layout (otherwise it is Y up). Only the active
     action is written: a GLB holds one animation, named after the action,
-    starting at 0 s; an FBX one take named after it. A .blend is a copy of
+    starting at 0 s; an FBX one take named after it, starting at 0 s.
+    profile: an :class:`~..core.engine.profiles.EngineProfile`; an FBX or GLB
+    is then written with its units, root bone name, armature node name and
+    (for a ``looping`` action) animation name; the root bone is named by the
+    root-motion step before (:mod:`.engine`). A .blend is a copy of
     the whole file. Selection, active object, the scene's frame range and
     current frame are left as they were. Raises ExportError with a one-line
     reason (which does not name ``path``: the caller names its target).
@@ -106,7 +173,11 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None)
             if suffix == ".blend":
                 bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
                 return
-            with _only_the_loop(obj, frame_start, frame_end) as scene:
+            with contextlib.ExitStack() as stack:
+                scene = stack.enter_context(_only_the_loop(obj, frame_start, frame_end))
+                name = action.name
+                if profile is not None and suffix != ".bvh":
+                    name = stack.enter_context(_engine_conventions(obj, profile, looping))
                 if suffix == ".bvh":
                     bpy.ops.export_anim.bvh(filepath=str(path), frame_start=frame_start, frame_end=frame_end,
                                             global_scale=1.0 / bvh_scale)
@@ -116,11 +187,14 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None)
                     path.write_text(bvh.match_layout(text, *bvh_source, frame_time=frame_time) if bvh_source
                                     else bvh.change_axes(text, frame_time=frame_time))
                 elif suffix == ".fbx":
-                    # Every frame keyed: the default key reduction moves joints by millimetres.
-                    with _scene_named(scene, action.name):
+                    # Every frame keyed: the default key reduction moves joints by millimetres. FBX_SCALE_NONE writes
+                    # centimetres (unit scale 1), FBX_SCALE_ALL metres (unit scale 100): the engine's metres at scale 1.
+                    engine = {} if profile is None else {"add_leaf_bones": False,
+                                                         "apply_scale_options": "FBX_SCALE_NONE" if profile.centimetres else "FBX_SCALE_ALL"}
+                    with _renamed(bpy.data.scenes, scene, name), _starting_at_zero(obj, frame_start, frame_end):
                         bpy.ops.export_scene.fbx(filepath=str(path), use_selection=True, object_types={"ARMATURE"},
                                                  bake_anim_use_all_actions=False, bake_anim_use_nla_strips=False,
-                                                 bake_anim_simplify_factor=0.0)
+                                                 bake_anim_simplify_factor=0.0, **engine)
                 else:
                     # By default every action the armature could play is written, the original first;
                     # 'ACTIVE_ACTIONS' would still merge them in 4.2.
@@ -209,16 +283,18 @@ def _blend_read_problem(path):
     return None if actions and objects else "it holds no object or no action"
 
 
-def replace_outputs(obj, targets, frame_start, frame_end, settings, header):
+def replace_outputs(obj, targets, frame_start, frame_end, settings, header, profile=None, looping=False):
     """Write ``obj``'s active action over ``frame_start..frame_end`` to every path of ``targets``, verify each, then move them all into place.
 
     settings, header: what :func:`.importers.load` returned for the input
-    (a BVH output keeps a BVH input's units, axes and layout). All formats
-    or none: a failure leaves every earlier output as it was.
+    (a BVH output keeps a BVH input's units, axes and layout, while the
+    skeleton keeps its joints). profile, looping: as :func:`write`. All
+    formats or none: a failure leaves every earlier output as it was.
     """
     scale = settings.get("bvh_scale", 1.0)
-    bvh_source = (header, settings["up_axis"]) if header is not None else None
+    same_joints = header is not None and set(header.names) == set(obj.data.bones.keys())
+    bvh_source = (header, settings["up_axis"]) if same_joints else None
     frames, fps = frame_end - frame_start + 1, clip_io.scene_fps(bpy.context.scene)
     outputs.replace_all([(target,
-                          lambda path, suffix=target.suffix: write(obj, path, suffix, frame_start, frame_end, scale, bvh_source),
+                          lambda path, suffix=target.suffix: write(obj, path, suffix, frame_start, frame_end, scale, bvh_source, profile, looping),
                           lambda path, suffix=target.suffix: verify(path, suffix, frames, fps)) for target in targets])

@@ -10,7 +10,7 @@ import bpy
 from ..bridge import clip_io
 from ..core import detect, loop, stitch
 from ..core.errors import LoopError, LoopsmithError
-from . import export, importers, interrupts, outputs, report
+from . import engine_output, importers, interrupts, outputs, report
 from .inputs import output_suffixes
 from .make_loop import OUTPUT_TAG, stitch_fields
 
@@ -50,14 +50,13 @@ def _loop_armature(obj, path, options, targets, settings, header):
     result = loop.make_loop(clip, start, end, params, options.root_mode, options.root_bone, "CLAMP", options.root_blend, options.lock_feet)
     written = clip_io.write_loop(obj, result, source, params, options.loop_mode)
     source.use_fake_user = True  # a .blend output keeps the original action too
-    last = int(written.action.frame_end)
     entry = report.loop_entry(path, obj.name, targets, result, detection, start, end, 0.0)
     entry["import"] = settings
     if written.stitched_curves or written.stepped_curves:
         entry["other_curves"] = {"stitched": [f"{path}[{index}]" for path, index in written.stitched_curves],
                                  "stepped": [f"{path}[{index}]" for path, index in written.stepped_curves]}
     # All formats or none, last: an interrupted or failed file leaves no output that its report entry does not list.
-    export.replace_outputs(obj, targets, start, last, settings, header)
+    engine_output.write_outputs(obj, targets, settings, header, options, entry)
     entry["seconds"] = round(time.perf_counter() - started, 3)
     return entry
 

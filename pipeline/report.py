@@ -17,6 +17,7 @@ import zlib
 import numpy as np
 
 from ..core import preview
+from ..core.engine import profiles
 
 _CURVE_POINTS = 400  # the detection curve is thinned to this many points in the report
 _GRADE_COLOURS = {"GOOD": "#2e9b44", "FAIR": "#d89b00", "POOR": "#c8372d"}
@@ -545,11 +546,29 @@ def _summary_table(entries):
     return f'<table class="summary"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
+def _engine_facts(entry):
+    """What root motion, the engine profile and a WRAP loop's closing frame did, as a paragraph ('' when none applied)."""
+    facts = []
+    if "engine" in entry:
+        facts.append(f"Written for {html.escape(profiles.PROFILES[entry['engine']].label)}.")
+    root = entry.get("root_motion")
+    if root and root["mode"] == "IN_PLACE":
+        facts.append(f"The travel is removed: '{html.escape(root['root'])}' stays at the origin.")
+    elif root:
+        facts.append(f"Root motion ({root['mode'].lower()}): '{html.escape(root['root'])}'{' (added)' if root['added'] else ''} carries "
+                     f"{root['root_share']:.0%} of the travel of '{html.escape(root['pelvis'])}', which stays within "
+                     f"{root['pelvis_offset']:.3f} m of it.")
+    if "loop_end" in entry:
+        facts.append(html.escape(entry["loop_end"]) + ".")
+    return f"<p>{' '.join(facts)}</p>" if facts else ""
+
+
 def _entry_section(index, entry):
     name, armature = _title(entry)
     heading = f'<h2 id="entry-{index}">{name} <small>{armature}</small></h2>'
     if entry["status"] != "ok":
         return f'<section>{heading}<p class="error">Failed: {html.escape(entry["error"])}</p></section>'
+    heading += _engine_facts(entry)
     if "transition" in entry:
         return _transition_section(heading, entry)
     if "edit" in entry:

@@ -28,7 +28,7 @@ import time
 
 from ..core import bvh
 from ..core.errors import LoopsmithError
-from . import commands, inputs as input_files, interrupts, outputs, report, reports
+from . import commands, engine, inputs as input_files, interrupts, outputs, report, reports
 from .options import UsageError, count, number
 
 WORKER_JOB = "LOOPSMITH_WORKER_JOB"  # set in a worker's environment: the path of its job file
@@ -40,7 +40,8 @@ def add_common_arguments(parser, inputs="+"):
     """Options every file command shares: inputs (``inputs``: their argparse nargs), outputs, import settings, workers, reports."""
     parser.add_argument("inputs", nargs=inputs, type=pathlib.Path, help="BVH, FBX, glTF/GLB or .blend files, or folders of them")
     parser.add_argument("-o", "--out", type=pathlib.Path, default=pathlib.Path("loopsmith_out"), help="output folder")
-    parser.add_argument("--format", choices=OUTPUT_FORMATS, nargs="+", default=["same"], help="output formats, one or more ('same': the input's)")
+    parser.add_argument("--format", choices=OUTPUT_FORMATS, nargs="+",
+                        help="output formats, one or more ('same': the input's) (default: the --engine's, else same)")
     parser.add_argument("--bvh-scale", type=number(*bvh.SCALE_RANGE), default=None,
                         help="metres per BVH unit on import (default: detected from the skeleton's height; 0.01 for centimetres)")
     parser.add_argument("-j", "--jobs", type=count, default=1, help="worker processes, this one included (capped at the files and cores)")
@@ -82,6 +83,7 @@ def run(command, options):
     """Run ``command`` over its inputs with parsed ``options``; returns the exit code."""
     started = time.perf_counter()
     try:
+        engine.check(options)
         command.check(options)
         try:
             report_path = reports.report_path(options.report, options.out, options.inputs)

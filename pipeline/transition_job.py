@@ -9,7 +9,7 @@ import time
 from ..bridge import clip_io
 from ..core.errors import LoopsmithError
 from ..core.transition import make
-from . import export, importers, interrupts, outputs, report
+from . import engine_output, importers, interrupts, outputs, report
 from .inputs import output_suffixes
 
 
@@ -28,13 +28,11 @@ def process(task, options, name, inputs):
         outputs.refuse_inputs(targets, inputs)
         made = make.make_transition(clip_a, clip_b, options.at, options.method, options.length, options.timewarp, options.align,
                                     options.joints)
-        action = clip_io.write_clip(obj, made.clip, name, source_action=clip_io.require_action(obj), frame_range=True)
-        first, last = int(made.clip.frames[0]), int(made.clip.frames[-1])
+        clip_io.write_clip(obj, made.clip, name, source_action=clip_io.require_action(obj), frame_range=True)
         entry = report.transition_entry(source, target, obj.name, targets, made, 0.0)
         entry["import"], entry["import_seconds"] = settings, round(imported, 3)
-        export.replace_outputs(obj, targets, first, last, settings, header)
+        engine_output.write_outputs(obj, targets, settings, header, options, entry)
         entry["seconds"] = round(time.perf_counter() - started, 3)
-        entry["action"] = action.name
         return [entry]
     except LoopsmithError as error:
         interrupts.check()

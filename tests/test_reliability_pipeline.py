@@ -352,13 +352,19 @@ def test_bvh_outputs_keep_the_inputs_channel_layout(mocap_dir, tmp_path):
 
 @pytest.mark.realdata
 def test_a_wrap_loop_writes_its_distinct_frames_and_reads_back(mocap_dir, tmp_path):
-    result = run_loopsmith("make-loop", mocap_dir / WALK, "-o", tmp_path / "out", "--loop-mode", "WRAP", "--format", "bvh", "glb", "blend", "--quiet")
-    assert result.returncode == 0, result.stderr
-    entry = _entries(tmp_path / "out")[0]
-    lines = (tmp_path / "out" / "dataset-1_walk_normal_001_loop.bvh").read_text().splitlines()
-    assert f"Frames: {entry['length']}" in [line.replace("\t", " ") for line in lines]  # the n distinct frames, no repeated first
-    again = run_loopsmith("make-loop", tmp_path / "out" / "dataset-1_walk_normal_001_loop.blend", "-o", tmp_path / "again", "--whole", "--quiet")
-    assert again.returncode == 0, again.stdout + again.stderr  # read back as its n distinct frames
+    for root_mode in ("IN_PLACE", "TRAVEL"):
+        out = tmp_path / root_mode
+        result = run_loopsmith("make-loop", mocap_dir / WALK, "-o", out, "--loop-mode", "WRAP", "--root-mode", root_mode,
+                               "--format", "bvh", "glb", "blend", "--quiet")
+        assert result.returncode == 0, result.stderr
+        entry = _entries(out)[0]
+        lines = (out / "dataset-1_walk_normal_001_loop.bvh").read_text().splitlines()
+        # In place every bone repeats: the n distinct frames. A travelling root's last sample is the cycle's travel: kept.
+        frames = entry["length"] if root_mode == "IN_PLACE" else entry["length"] + 1
+        assert f"Frames: {frames}" in [line.replace("\t", " ") for line in lines], root_mode
+        assert ("leave out" if root_mode == "IN_PLACE" else "closing frame is kept") in entry["loop_end"]
+        again = run_loopsmith("make-loop", out / "dataset-1_walk_normal_001_loop.blend", "-o", tmp_path / "again", "--whole", "--quiet")
+        assert again.returncode == 0, again.stdout + again.stderr  # read back as its n distinct frames
 
 
 @pytest.mark.realdata

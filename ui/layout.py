@@ -171,3 +171,15 @@ def draw_blend(layout, data, armature=None):
 
 EDIT_LAYOUTS = {"loopsmith.resample": draw_resample, "loopsmith.retime": draw_retime, "loopsmith.freeze_bone": draw_freeze,
                 "loopsmith.splice": draw_splice, "loopsmith.blend": draw_blend}
+
+
+def draw_root_motion(layout, data):
+    """Extract Root Motion's settings, for the Engine panel and the redo panel alike."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    layout.prop(data, "root_in_place")
+    if not data.root_in_place:
+        layout.prop(data, "root_motion_mode")
+        layout.prop(data, "root_height")
+    layout.prop(data, "root_name")
+    layout.prop(data, "root_smoothing")

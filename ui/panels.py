@@ -162,9 +162,29 @@ def _panel_classes(space, region="UI"):
                 box.operator(operator, icon=icon)
             layout.operator("loopsmith.mirror", icon="MOD_MIRROR")
 
-    for cls in (Main, Find, Make, Result, Transition, Edit):
+    class Engine(Sidebar):
+        bl_label = "Game Engine"
+        bl_parent_id = Main.bl_idname
+        bl_idname = f"LOOPSMITH_PT_engine_{suffix}"
+        bl_options = {"DEFAULT_CLOSED"}
+
+        def draw(self, context):
+            settings = _settings(context)
+            layout = self.layout
+            box = layout.box()
+            box.label(text="Root Motion")
+            draw.draw_root_motion(box, settings)
+            box.operator("loopsmith.extract_root_motion", icon="CON_LOCLIKE")
+            box = layout.box()
+            box.label(text="Output")
+            box.use_property_split = True
+            box.use_property_decorate = False
+            box.prop(settings, "engine")
+            box.operator("loopsmith.export_engine", icon="EXPORT")
+
+    for cls in (Main, Find, Make, Result, Transition, Edit, Engine):
         cls.__name__ = cls.bl_idname
-    return (Main, Find, Make, Result, Transition, Edit)
+    return (Main, Find, Make, Result, Transition, Edit, Engine)
 
 
 classes = (LOOPSMITH_UL_candidates, LOOPSMITH_UL_transition_points) + _panel_classes("VIEW_3D") + _panel_classes("DOPESHEET_EDITOR") + _panel_classes("GRAPH_EDITOR")

@@ -15,12 +15,15 @@ import numpy as np
 
 from .. import kinematics, quat, root as root_motion, sampling
 from ..clip import Clip
+from ..edit.measure import EditResult
 from ..errors import ClipError
 from ..transition.features import character_root
 
-#: HEADING: the root turns with the pelvis; POSITION: it keeps the first frame's heading;
-#: KEEP_HEIGHT: as HEADING, and the root also rises and falls with the pelvis's smoothed height change (stairs, jumps).
-MODES = ("HEADING", "POSITION", "KEEP_HEIGHT")
+#: HEADING: the root turns with the pelvis; POSITION: it keeps the first frame's heading.
+MODES = ("HEADING", "POSITION")
+#: PELVIS: the root stays on the floor and the pelvis keeps its height; ROOT: the root also rises and
+#: falls with the pelvis's smoothed height change (stairs, jumps).
+HEIGHTS = ("PELVIS", "ROOT")
 #: An existing top bone is used as the root only if it stays this low, as a share of the pelvis's mean height.
 FLOOR_SHARE = 0.1
 
@@ -43,6 +46,22 @@ class RootMotion:
     pelvis: int
     added: bool
     numbers: dict = field(default_factory=dict)
+    in_place: bool = False
+
+    def as_edit(self):
+        """The extraction as an :class:`~..edit.measure.EditResult` (edit ``root``, or ``inplace``), written like any edit.
+
+        It keeps a loop a loop: the body repeats and the root's last sample is one cycle's travel.
+        """
+        root, pelvis = self.clip.bone_names[self.root], self.clip.bone_names[self.pelvis]
+        if self.in_place:
+            note = f"the travel is removed: '{root}' stays at the origin and the character walks in place"
+        elif self.added:
+            note = f"a root bone '{root}' was added above the skeleton; it carries the travel of '{pelvis}'"
+        else:
+            note = f"'{root}' carries the travel of '{pelvis}'"
+        numbers = {name: round(value, 6) for name, value in self.numbers.items()}
+        return EditResult(self.clip, "inplace" if self.in_place else "root", numbers, (note,), None, keeps_loop=True)
 
 
 def _floor_frames(position, heading):
@@ -64,6 +83,12 @@ def _usable_top_bone(clip, pose, pelvis):
     height = np.abs(pose[:, top, 2, 3]).max()
     scaled = np.abs(clip.scale[:, top] - 1.0).max() > 1e-6
     return None if scaled or height > FLOOR_SHARE * np.abs(pose[:, pelvis, 2, 3]).mean() else top
+
+
+def travel_root(clip):
+    """The index of the clip's top bone if it can carry the travel (one bone on the floor above the pelvis), else None."""
+    pose = kinematics.clip_forward_kinematics(clip)
+    return _usable_top_bone(clip, pose, character_root(clip, pose))
 
 
 def _with_root_bone(clip, name):
@@ -98,20 +123,64 @@ def _horizontal_path(position):
     return float(np.linalg.norm(np.diff(position[:, :2], axis=0), axis=-1).sum())
 
 
-def extract_root_motion(clip, mode="HEADING", root_name="root", smoothing=0.25, in_place=False):
+def _periodic(values, shift, pad):
+    """``values (F, ...)`` of a loop (frame F - 1 closes the cycle) continued ``pad`` frames each way by ``shift``.
+
+    shift(values, cycles): the values ``cycles`` (+1 or -1) periods later.
+    """
+    period = len(values) - 1
+    pad = min(pad, period)
+    return np.concatenate([shift(values[period - pad:period], -1), values, shift(values[1:pad + 1], 1)]), pad
+
+
+def _smoothed_floor(floor, heading, width, cyclic):
+    """The pelvis's floor track ``floor (F, 3)`` and ``heading (F,)`` low-passed over ``width`` frames.
+
+    cyclic: the clip is a loop; the tracks are continued across its seam by
+    the cycle's own move (its turn about Z and its travel), so the smoothed
+    root ends where one cycle moves its first sample, with the same velocity.
+    """
+    if not cyclic or len(floor) < 3:
+        return sampling.low_pass(floor, width), sampling.low_pass(heading, width)
+    turn = heading[-1] - heading[0]
+    c, s = np.cos(turn), np.sin(turn)
+
+    def move(points, cycles):
+        # x -> R (x - p0) + pn moves one cycle on; its inverse moves one back.
+        if cycles > 0:
+            local = points - floor[0]
+            return floor[-1] + np.stack([c * local[:, 0] - s * local[:, 1], s * local[:, 0] + c * local[:, 1], local[:, 2]], axis=-1)
+        local = points - floor[-1]
+        return floor[0] + np.stack([c * local[:, 0] + s * local[:, 1], -s * local[:, 0] + c * local[:, 1], local[:, 2]], axis=-1)
+
+    half = int(width) // 2 + 1
+    padded_floor, pad = _periodic(floor, move, half)
+    padded_heading, _ = _periodic(heading, lambda values, cycles: values + cycles * turn, half)
+    keep = slice(pad, pad + len(floor))
+    return sampling.low_pass(padded_floor, width)[keep], sampling.low_pass(padded_heading, width)[keep]
+
+
+def extract_root_motion(clip, mode="HEADING", root_name="root", smoothing=0.25, in_place=False, cyclic=False, height="PELVIS"):
     """Move the character's travel onto a root bone; every other bone keeps its world pose.
 
-    clip: a :class:`~.clip.Clip` (Z up). mode: one of :data:`MODES`.
+    clip: a :class:`~.clip.Clip` (Z up). mode: one of :data:`MODES`;
+    height: one of :data:`HEIGHTS`.
     root_name: the bone added when the clip's top bone cannot carry the
     travel (ClipError if another bone has that name). smoothing: seconds of
     the centred window that low-passes the pelvis's floor position and
     heading into the root's. in_place: the root stays at the origin with the
     first frame's heading and the smoothed travel is removed from the whole
     character instead (engines that bake the travel into the pose).
+    cyclic: the clip is a loop whose last frame closes the cycle (a CLAMP
+    loop, or a WRAP loop read with its closing key); the smoothing runs on
+    across the seam, so the root's last sample is its first moved by one
+    cycle's travel and turn, and the pelvis below it repeats exactly.
     Returns a :class:`RootMotion`.
     """
     if mode not in MODES:
         raise ClipError(f"unknown root motion mode '{mode}': use one of {', '.join(MODES)}")
+    if height not in HEIGHTS:
+        raise ClipError(f"unknown root height '{height}': use one of {', '.join(HEIGHTS)}")
     if not (np.isfinite(smoothing) and smoothing >= 0.0):
         raise ClipError(f"root motion smoothing must be zero or more seconds, not {smoothing!r}")
     pose = kinematics.clip_forward_kinematics(clip)
@@ -125,10 +194,9 @@ def extract_root_motion(clip, mode="HEADING", root_name="root", smoothing=0.25, 
     pelvis_position = pose[:, pelvis, :3, 3]
     pelvis_rotation = quat.from_matrix(pose[:, pelvis, :3, :3])
     width = smoothing * clip.fps
-    floor = sampling.low_pass(pelvis_position, width) * (1.0, 1.0, 0.0)
-    if mode == "KEEP_HEIGHT":
-        floor[:, 2] = sampling.low_pass(pelvis_position[:, 2], width) - pelvis_position[0, 2]
-    heading = sampling.low_pass(root_motion.heading(pelvis_rotation, root_motion.heading_axis(pelvis_rotation)), width)
+    heading = root_motion.heading(pelvis_rotation, root_motion.heading_axis(pelvis_rotation))
+    floor, heading = _smoothed_floor(pelvis_position, heading, width, cyclic)
+    floor[:, 2] = floor[:, 2] - pelvis_position[0, 2] if height == "ROOT" else 0.0
     if mode == "POSITION":
         heading = np.full_like(heading, heading[0])
     travelling = _floor_frames(floor, heading)
@@ -163,4 +231,4 @@ def extract_root_motion(clip, mode="HEADING", root_name="root", smoothing=0.25, 
         "pelvis_offset": float(np.linalg.norm(new_pose[:, pelvis, :2, 3] - root_track[:, :2], axis=-1).max()),
         "world_error": float(np.linalg.norm(new_pose[:, body, :3, 3] - expected[:, body, :3, 3], axis=-1).max()),
     }
-    return RootMotion(result, root, pelvis, added, numbers)
+    return RootMotion(result, root, pelvis, added, numbers, in_place)

@@ -1,0 +1,105 @@
+"""Game-engine operators: move the travel onto a root bone, and export the action as an engine reads it."""
+
+import pathlib
+
+import bpy
+from bpy.props import StringProperty
+
+from .. import properties
+from ..bridge import clip_io, root_motion
+from ..core.engine import profiles, root_bone
+from ..core.errors import LoopsmithError
+from ..pipeline import engine_output, export
+from ..ui.layout import draw_root_motion
+from . import common
+
+
+def _properties(*names):
+    definitions = properties.engine_properties()
+    return {name: definitions[name] for name in names}
+
+
+class LOOPSMITH_OT_extract_root_motion(bpy.types.Operator):
+    """Move the character's travel from the pelvis onto a root bone on the floor, as a new action (a root bone is added if needed)"""
+
+    bl_idname = "loopsmith.extract_root_motion"
+    bl_label = "Extract Root Motion"
+    bl_options = {"REGISTER", "UNDO"}
+    __annotations__ = _properties(*properties.ROOT_MOTION_NAMES)
+
+    @classmethod
+    def poll(cls, context):
+        return common.poll_armature(cls, context)
+
+    def draw(self, context):
+        draw_root_motion(self.layout, self)
+
+    def execute(self, context):
+        properties.copy_scene_settings(self, context.scene.loopsmith, properties.ROOT_MOTION_NAMES)
+        obj = context.active_object
+        source = obj.animation_data.action
+        try:
+            action, result = root_motion.extract(obj, self.root_motion_mode, self.root_height, self.root_name, self.root_smoothing,
+                                                 self.root_in_place)
+        except LoopsmithError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        source.use_fake_user = True  # the original stays in the file
+        numbers = result.numbers
+        self.report({"INFO"}, f"Extract Root Motion '{source.name}' into '{action.name}': {result.as_edit().notes[0]}; the root takes "
+                              f"{numbers['root_share']:.0%} of the travel, the pelvis stays within {numbers['pelvis_offset']:.3f} m of it")
+        return {"FINISHED"}
+
+
+class LOOPSMITH_OT_export_engine(bpy.types.Operator):
+    """Write the active action for a game engine: its format, units and names, one animation starting at 0"""
+
+    bl_idname = "loopsmith.export_engine"
+    bl_label = "Export for Engine"
+    bl_options = {"REGISTER", "UNDO"}
+    __annotations__ = {
+        **_properties("engine"),
+        "filepath": StringProperty(name="File", description="The file to write (its extension follows the engine)", subtype="FILE_PATH",
+                                   options={"SKIP_SAVE"}),
+    }
+
+    @classmethod
+    def poll(cls, context):
+        return common.poll_armature(cls, context)
+
+    def _profile(self):
+        return profiles.PROFILES[self.engine.lower()]
+
+    def invoke(self, context, event):
+        properties.copy_scene_settings(self, context.scene.loopsmith, ("engine",))
+        if not self.filepath:
+            action = context.active_object.animation_data.action
+            folder = pathlib.Path(bpy.path.abspath("//")) if bpy.data.filepath else pathlib.Path.home()
+            self.filepath = str(folder / f"{bpy.path.clean_name(action.name)}{self._profile().suffix}")
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context):
+        properties.copy_scene_settings(self, context.scene.loopsmith, ("engine",))
+        profile, obj = self._profile(), context.active_object
+        if not self.filepath:
+            self.report({"ERROR"}, "choose the file to write")
+            return {"CANCELLED"}
+        path = pathlib.Path(bpy.path.abspath(self.filepath)).with_suffix(profile.suffix)
+        try:
+            action = clip_io.require_action(obj)
+            first, last, note = engine_output.export_range(obj, action)
+            export.replace_outputs(obj, [path], first, last, {}, None, profile, clip_io.loop_playback(action, obj).cyclic)
+        except LoopsmithError as error:
+            self.report({"ERROR"}, f"{path.name}: {error}")
+            return {"CANCELLED"}
+        written = f"Wrote {path} for {profile.label}, frames {first}-{last}{'; ' + note if note else ''}"
+        if root_bone.travel_root(clip_io.read_clip(obj)) is None:
+            self.report({"WARNING"}, f"{written}; no root bone on the floor carries the travel: run Extract Root Motion first")
+        else:
+            self.report({"INFO"}, written)
+        return {"FINISHED"}
+
+
+classes = (LOOPSMITH_OT_extract_root_motion, LOOPSMITH_OT_export_engine)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,47 @@
+"""The options every command shares for game engines: ``--engine`` and ``--root-motion`` (plain Python, no Blender).
+
+``--engine unreal|unity|godot|gltf`` picks the output format and what the
+engine needs (:mod:`..core.engine.profiles`) and moves the travel onto a root
+bone unless ``--root-motion`` says otherwise; :mod:`.engine_output` applies
+both in each job before the files are written.
+"""
+
+from ..core.engine import profiles, root_bone
+from .options import number
+
+#: HEADING and POSITION as the core's modes; IN_PLACE removes the travel; NONE leaves the skeleton as it is.
+ROOT_MOTION = (*root_bone.MODES, "IN_PLACE", "NONE")
+
+PROFILES_HELP = "engines (--engine):\n" + "\n".join(
+    f"  {name:8s} {profile.suffix[1:].upper()}: {profile.shows}" for name, profile in profiles.PROFILES.items())
+
+
+def add_arguments(parser):
+    group = parser.add_argument_group("game engines")
+    group.add_argument("--engine", choices=tuple(profiles.PROFILES),
+                       help="write for this engine: its format (unless --format), units, root bone and animation names (see engines below)")
+    group.add_argument("--root-motion", choices=ROOT_MOTION,
+                       help="move the travel onto a root bone on the floor under the character: HEADING (position and heading), "
+                            "POSITION (position only), IN_PLACE (the travel removed, for engines that bake it into the pose) "
+                            "(default: HEADING with --engine, else NONE)")
+    group.add_argument("--root-height", choices=root_bone.HEIGHTS, default="PELVIS",
+                       help="PELVIS keeps the height on the pelvis, the root on the floor; ROOT lets the root rise and fall with it (stairs)")
+    group.add_argument("--root-name", help="the name of a root bone Loopsmith adds; with --engine the rig's own floor bone is renamed "
+                                           "to it too (default: the engine's, 'root')")
+    group.add_argument("--root-smoothing", type=number(0.0), default=0.25, help="seconds over which the root's path and heading are smoothed")
+
+
+def epilog(text):
+    """A command's epilog followed by the engine profiles."""
+    return "\n\n".join(filter(None, [text, PROFILES_HELP]))
+
+
+def check(options):
+    """Fill the defaults an ``--engine`` decides: the format, root motion and the root's name."""
+    profile = profiles.PROFILES.get(options.engine)
+    if options.format is None:
+        options.format = [profile.suffix[1:]] if profile else ["same"]
+    if options.root_motion is None:
+        options.root_motion = "HEADING" if profile else "NONE"
+    if options.root_name is None:
+        options.root_name = profile.root_name if profile else "root"
