@@ -233,6 +233,45 @@ def engine_properties():
     }
 
 
+def compose_properties():
+    """Fresh definitions of Compose's and the motion graph's parameters (times in seconds)."""
+    return {
+        "compose_name": StringProperty(name="Name", description="The new action's name", default="composition"),
+        "compose_loop": BoolProperty(name="Loop", description="The last action hands over to the first and the whole plays as a seamless cycle",
+                                     default=False),
+        "compose_trim": BoolProperty(name="Trim Idle", description="Cut idle frames (little motion) at each action's start and end first",
+                                     default=False),
+        "compose_nla": BoolProperty(name="NLA Strips", description="Also lay the composition out as an NLA track, one strip per segment, "
+                                                                   "to keep editing it", default=False),
+        "graph_threshold": FloatProperty(name="Threshold", description="Largest pose distance a transition may bridge (0: chosen from "
+                                                                       "the library's own distances)", default=0.0, min=0.0, soft_max=10.0),
+        "synth_seconds": FloatProperty(name="Duration", description="How long the synthesized motion lasts", default=30.0, min=1.0,
+                                       soft_max=600.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"),
+        "synth_seed": IntProperty(name="Seed", description="The same seed gives the same motion", default=0, min=0),
+        "synth_via": StringProperty(name="Via", description="Actions (or words in their names) to pass through in order, separated by "
+                                                            "commas; empty: a random walk"),
+    }
+
+
+class LoopsmithSequenceEntry(bpy.types.PropertyGroup):
+    """One action of the Sequence, its range and how it hands over to the next."""
+
+    __annotations__ = {
+        "action": PointerProperty(name="Action", type=bpy.types.Action),
+        "use_range": BoolProperty(name="Range", description="Use only some of the action's frames", default=False),
+        "frame_start": IntProperty(name="Start", description="First frame used", default=1),
+        "frame_end": IntProperty(name="End", description="Last frame used", default=100),
+        "junction_method": EnumProperty(name="Method", description="How this action blends into the next", items=TRANSITION_METHOD_ITEMS,
+                                        default="AUTO"),
+        "junction_auto_length": BoolProperty(name="Automatic Length", description="Choose the blend length at this junction", default=True),
+        "junction_length": FloatProperty(name="Blend Length", default=0.5, min=0.1, soft_max=2.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"),
+        "junction_point": EnumProperty(name="Point", items=POINT_MODE_ITEMS[0:1] + POINT_MODE_ITEMS[2:], default="AUTO",
+                                       description="Where this action blends into the next"),
+        "junction_frame_a": IntProperty(name="Frame A", description="This action's frame where the blend starts", default=1),
+        "junction_frame_b": IntProperty(name="Frame B", description="The next action's frame where the blend starts", default=1),
+    }
+
+
 def chosen_candidate(settings):
     """The candidate selected in Find Loop's list, or None."""
     if 0 <= settings.active_candidate < len(settings.candidates):
@@ -352,6 +391,13 @@ class LoopsmithSettings(bpy.types.PropertyGroup):
         "distance_image": PointerProperty(type=bpy.types.Image, description="The last transition's distance map"),
         **edit_properties(),
         **engine_properties(),
+        **compose_properties(),
+        "sequence": CollectionProperty(type=LoopsmithSequenceEntry),
+        "active_sequence_entry": IntProperty(name="Sequence Entry", default=-1),
+        # Candidate points of one junction (junction_points_entry: the entry it starts from), as the Transition list's.
+        "junction_points": CollectionProperty(type=LoopsmithTransitionPoint),
+        "active_junction_point": IntProperty(name="Junction Point", default=-1),
+        "junction_points_entry": IntProperty(default=-1),
     }
 
 
@@ -361,7 +407,11 @@ TRANSITION_NAMES = tuple(transition_properties())
 EDIT_NAMES = tuple(edit_properties())
 ROOT_MOTION_NAMES = ("root_motion_mode", "root_height", "root_in_place", "root_name", "root_smoothing")
 
-classes = (LoopsmithCandidate, LoopsmithTransitionPoint, LoopsmithResult, LoopsmithSettings)
+GRAPH_TEXT = "loopsmith_graph.json"  # the Text data-block that holds the file's motion graph
+COMPOSE_NAMES = ("compose_name", "compose_loop", "compose_trim", "compose_nla")
+SYNTH_NAMES = ("synth_seconds", "synth_seed", "synth_via")
+
+classes = (LoopsmithCandidate, LoopsmithTransitionPoint, LoopsmithResult, LoopsmithSequenceEntry, LoopsmithSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

@@ -6,6 +6,7 @@ it) and writes the result with :func:`.clip_io.write_edit`, so a loop stays
 a loop with its travel now repeating on the root.
 """
 
+import contextlib
 from dataclasses import replace
 
 import bpy
@@ -18,38 +19,54 @@ from . import clip_io
 ROOT_LENGTH_SHARE = 0.5
 
 
+@contextlib.contextmanager
+def _edit_bones(obj, doing):
+    """``obj``'s edit bones in Edit Mode meanwhile; the object's mode and the active object restored. ``doing``: for messages."""
+    if obj.data.library is not None or obj.library is not None:
+        raise ClipError(f"armature '{obj.name}' is linked from a library: {doing} is not possible")
+    view_layer = bpy.context.view_layer
+    if view_layer.objects.get(obj.name) != obj:
+        raise ClipError(f"armature '{obj.name}' is not in the view layer: {doing} is not possible")
+    active, mode = view_layer.objects.active, obj.mode
+    view_layer.objects.active = obj
+    try:
+        bpy.ops.object.mode_set(mode="EDIT")
+        yield obj.data.edit_bones
+        bpy.ops.object.mode_set(mode="OBJECT")
+        if mode != "OBJECT":
+            bpy.ops.object.mode_set(mode=mode)
+    except RuntimeError as error:
+        raise ClipError(f"armature '{obj.name}' cannot be edited ({doing}): {str(error).strip()}") from None
+    finally:
+        view_layer.objects.active = active
+
+
 def add_root_bone(obj, name, length):
     """Add bone ``name`` to ``obj``'s armature at the origin with an identity rest, parent of every top bone.
 
     length: the bone's length in armature units. Other bones keep their rest
     (to float precision) and their animation. The object's mode and the view
     layer's active object are restored. ClipError when the armature cannot
-    be edited (linked, or not in the view layer).
+    be edited (linked, or not in the view layer) or the name cannot be a bone's.
     """
-    if obj.data.library is not None or obj.library is not None:
-        raise ClipError(f"armature '{obj.name}' is linked from a library: a root bone cannot be added")
-    view_layer = bpy.context.view_layer
-    if view_layer.objects.get(obj.name) != obj:
-        raise ClipError(f"armature '{obj.name}' is not in the view layer: a root bone cannot be added")
-    active, mode = view_layer.objects.active, obj.mode
-    view_layer.objects.active = obj
-    try:
-        bpy.ops.object.mode_set(mode="EDIT")
-        edit_bones = obj.data.edit_bones
+    root_bone.check_root_name(name)
+    with _edit_bones(obj, "adding a root bone") as edit_bones:
         tops = [bone for bone in edit_bones if bone.parent is None]
         root = edit_bones.new(name)
         root.head, root.tail, root.roll = (0.0, 0.0, 0.0), (0.0, float(length), 0.0), 0.0
         for bone in tops:
             bone.use_connect = False
             bone.parent = root
-        bpy.ops.object.mode_set(mode="OBJECT")
-        if mode != "OBJECT":
-            bpy.ops.object.mode_set(mode=mode)
-    except RuntimeError as error:
-        raise ClipError(f"armature '{obj.name}' cannot be edited to add a root bone: {str(error).strip()}") from None
-    finally:
-        view_layer.objects.active = active
     obj.pose.bones[name].rotation_mode = "QUATERNION"
+
+
+def _remove_root_bone(obj, name):
+    """Undo :func:`add_root_bone`: its children back on top, the bone gone."""
+    with _edit_bones(obj, "removing the root bone again") as edit_bones:
+        root = edit_bones[name]
+        for bone in root.children:
+            bone.parent = None
+        edit_bones.remove(root)
 
 
 def extract(obj, mode="HEADING", height="PELVIS", root_name="root", smoothing=0.25, in_place=False):
@@ -72,7 +89,12 @@ def extract(obj, mode="HEADING", height="PELVIS", root_name="root", smoothing=0.
         pelvis_height = abs(clip.rest[result.pelvis - 1, 2, 3])
         add_root_bone(obj, root_name, max(ROOT_LENGTH_SHARE * pelvis_height, 1e-3))
     travel = None if in_place else result.clip.bone_names[result.root]
-    action = clip_io.write_edit(obj, result.as_edit(), source, clip.frames[0], replace(playback, travel=travel))
+    try:
+        action = clip_io.write_edit(obj, result.as_edit(), source, clip.frames[0], replace(playback, travel=travel))
+    except Exception:
+        if result.added:  # no action plays the new bone: the armature goes back as it was
+            _remove_root_bone(obj, root_name)
+        raise
     return action, result
 
 
@@ -83,6 +105,7 @@ def rename_bone(obj, old, new):
     """
     if old == new:
         return
+    root_bone.check_root_name(new)
     if new in obj.data.bones:
         raise ClipError(f"cannot rename '{old}' to '{new}': armature '{obj.name}' already has a bone of that name")
     obj.data.bones[old].name = new

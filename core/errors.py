@@ -19,3 +19,7 @@ class TransitionError(LoopsmithError):
 
 class EditError(LoopsmithError):
     """A motion edit (resample, retime, freeze, splice, blend, mirror) cannot be made with the given clips or parameters."""
+
+
+class CompositionError(LoopsmithError):
+    """A sequence of clips cannot be composed with the given pieces, ranges or junctions."""

@@ -192,6 +192,9 @@ def loop_travel(position, rotation, dt, stitch_height, stitch_pose, velocity_sha
     """
     h = heading(rotation)
     relative = quat.multiply(_z_rotation(-h), rotation)
+    # Whole turns a clip spins (a dance) are no seam: only the rest of its net turn is taken out. h is only used
+    # through its sines and its ends' differences, so the whole turns can leave it anywhere between the ends.
+    h = h - 2.0 * np.pi * np.round((h[-1] - h[0]) / (2.0 * np.pi)) * (np.arange(len(h)) >= len(h) // 2)
     h, p = _without_net_turn(h, position[:, :2])
     w_start, w_end = velocity_shapes
     # Normalized so that each shape lowers the seam mismatch by one unit.

@@ -1,8 +1,8 @@
 """Loopsmith's operators: context -> arrays -> core -> write back -> report."""
 
-from . import edit, engine, find_loop, make_loop, make_transition
+from . import compose, edit, engine, find_loop, graph, make_loop, make_transition
 
-_modules = (find_loop, make_loop, make_transition, edit, engine)
+_modules = (find_loop, make_loop, make_transition, edit, compose, graph, engine)
 
 
 def register():

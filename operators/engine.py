@@ -8,10 +8,14 @@ from bpy.props import StringProperty
 from .. import properties
 from ..bridge import clip_io, root_motion
 from ..core.engine import profiles, root_bone
-from ..core.errors import LoopsmithError
+from ..core.errors import ClipError, LoopsmithError
 from ..pipeline import engine_output, export
 from ..ui.layout import draw_root_motion
 from . import common
+
+
+# Blender 4.5 takes (and 5.0 asks for) the flag that lets a path start with "//"; 4.2 drops a property that has it.
+_FILE_PATH_OPTIONS = {"SKIP_SAVE", "PATH_SUPPORTS_BLEND_RELATIVE"} if bpy.app.version >= (4, 5, 0) else {"SKIP_SAVE"}
 
 
 def _properties(*names):
@@ -60,7 +64,7 @@ class LOOPSMITH_OT_export_engine(bpy.types.Operator):
     __annotations__ = {
         **_properties("engine"),
         "filepath": StringProperty(name="File", description="The file to write (its extension follows the engine)", subtype="FILE_PATH",
-                                   options={"SKIP_SAVE"}),
+                                   options=_FILE_PATH_OPTIONS),
     }
 
     @classmethod
@@ -79,23 +83,35 @@ class LOOPSMITH_OT_export_engine(bpy.types.Operator):
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
+    def _target(self, profile):
+        """The file to write: ``filepath`` made absolute, with the profile's extension added unless it has it. ClipError when
+        it is a folder or relative to an unsaved .blend."""
+        if not self.filepath or self.filepath.endswith(("/", "\\")):
+            raise ClipError("choose a file name to write, not a folder")
+        if self.filepath.startswith("//") and not bpy.data.filepath:
+            raise ClipError(f"'{self.filepath}' is relative to the .blend file, which is not saved yet: save it or give a full path")
+        path = pathlib.Path(bpy.path.abspath(self.filepath))
+        if path.is_dir():
+            raise ClipError(f"{path} is a folder: choose a file name to write")
+        return path if path.suffix.lower() == profile.suffix else path.with_name(path.name + profile.suffix)
+
     def execute(self, context):
         properties.copy_scene_settings(self, context.scene.loopsmith, ("engine",))
         profile, obj = self._profile(), context.active_object
-        if not self.filepath:
-            self.report({"ERROR"}, "choose the file to write")
-            return {"CANCELLED"}
-        path = pathlib.Path(bpy.path.abspath(self.filepath)).with_suffix(profile.suffix)
+        action = obj.animation_data.action
         try:
-            action = clip_io.require_action(obj)
+            path = self._target(profile)
             first, last, note = engine_output.export_range(obj, action)
-            export.replace_outputs(obj, [path], first, last, {}, None, profile, clip_io.loop_playback(action, obj).cyclic)
+            export.replace_outputs(obj, [path], first, last, {}, None, profile, action.use_cyclic)
+            clip = clip_io.read_clip(obj)
+            top, share = root_bone.root_share(clip)
         except LoopsmithError as error:
-            self.report({"ERROR"}, f"{path.name}: {error}")
+            self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         written = f"Wrote {path} for {profile.label}, frames {first}-{last}{'; ' + note if note else ''}"
-        if root_bone.travel_root(clip_io.read_clip(obj)) is None:
-            self.report({"WARNING"}, f"{written}; no root bone on the floor carries the travel: run Extract Root Motion first")
+        if share < engine_output.ROOT_SHARE:
+            carried = f"'{clip.bone_names[top]}' carries {share:.0%} of it" if top is not None else "no floor bone is on top"
+            self.report({"WARNING"}, f"{written}; no root bone carries the travel ({carried}): run Extract Root Motion first")
         else:
             self.report({"INFO"}, written)
         return {"FINISHED"}

@@ -27,7 +27,7 @@ def parser():
     subparsers = main_parser.add_subparsers(dest="command", required=True)
     for command in commands.COMMANDS.values():
         sub = subparsers.add_parser(command.NAME, help=command.HELP, description=command.HELP, formatter_class=HelpFormatter)
-        runner.add_common_arguments(sub, command.INPUTS)
+        runner.add_common_arguments(sub, command.INPUTS, getattr(command, "INPUTS_HELP", None))
         command.add_arguments(sub)
         engine.add_arguments(sub)
         sub.epilog = engine.epilog(sub.epilog)

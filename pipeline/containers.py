@@ -46,6 +46,31 @@ def fbx_problem(data, written=False):
     return problem
 
 
+_FBX_KTIME_PER_SECOND = 46186158000  # FBX 7.x time units
+
+
+def _fbx_time_property(data, name):
+    """Seconds of the last binary FBX property ``name`` of type KTime (``P: name, "KTime", "Time", "", value``), or None."""
+    key = b"S" + struct.pack("<I", len(name)) + name
+    at = data.rfind(key)  # the take's own value comes after the templates' defaults
+    if at < 0:
+        return None
+    at += len(key)
+    for _ in range(3):  # the type, label and flags strings
+        if data[at:at + 1] != b"S":
+            return None
+        at += 5 + struct.unpack_from("<I", data, at + 1)[0]
+    if data[at:at + 1] != b"L":
+        return None
+    return struct.unpack_from("<q", data, at + 1)[0] / _FBX_KTIME_PER_SECOND
+
+
+def fbx_take_span(data):
+    """A binary FBX take's start and stop, seconds (``LocalStart``, ``LocalStop``), or None if it cannot be read."""
+    start, stop = _fbx_time_property(data, b"LocalStart"), _fbx_time_property(data, b"LocalStop")
+    return None if start is None or stop is None else (start, stop)
+
+
 def glb_document(data):
     """``(problem, document)``: a GLB's header, length, JSON and binary chunk checked; the parsed JSON when they hold."""
     if len(data) < 20 or data[:4] != b"glTF":

@@ -12,8 +12,7 @@ import bpy
 from ..bridge import clip_io
 from ..core.edit import blend, freeze, mirror, splice, timing
 from ..core.errors import EditError, LoopsmithError
-from . import engine_output, importers, interrupts, outputs, report
-from .inputs import output_suffixes
+from . import engine_output, importers, interrupts, report
 
 
 def _edited(options, clip, other, names):
@@ -52,16 +51,12 @@ def process(task, options, name, inputs):
         else:
             obj, clip, settings, header, other = importers.pair_clips(first, second, options)
         imported = time.perf_counter() - started
-        targets = [options.out / f"{name}{suffix}" for suffix in output_suffixes(first, options.format)]
-        outputs.refuse_inputs(targets, inputs)
+        targets = engine_output.targets(options, name, first, inputs)
         edited = _edited(options, clip, other, (first.name, second.name if second else ""))
         clip_io.write_edit(obj, edited, clip_io.require_action(obj), clip.frames[0], playback)
         clip_io.set_scene_fps(bpy.context.scene, edited.clip.fps)  # the exporters time frames by the scene's rate
         entry = report.edit_entry(first, second, obj.name, targets, edited, 0.0)
-        entry["import"], entry["import_seconds"] = settings, round(imported, 3)
-        engine_output.write_outputs(obj, targets, settings, header, options, entry)
-        entry["seconds"] = round(time.perf_counter() - started, 3)
-        return [entry]
+        return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
         entry = report.error_entry(first, str(error), time.perf_counter() - started)

@@ -7,25 +7,29 @@ keeps its name: it names the file's animation), the root is named as the
 conventions (:func:`.export.write`).
 """
 
+import dataclasses
+import time
+
 from ..bridge import clip_io, root_motion
 from ..core import loop
-from ..core.engine import profiles
-from . import export
+from ..core.engine import profiles, root_bone
+from . import export, outputs
+from .inputs import output_suffixes
 
 
-def _extract_root_motion(obj, options, profile):
+#: The share of the pelvis's travel below which a file written for an engine is said to have no root motion.
+ROOT_SHARE = 0.9
+
+
+def _extract_root_motion(obj, options):
     """Move the travel of ``obj``'s action onto its root bone, in place of the action; the report's ``root_motion``."""
     previous = clip_io.require_action(obj)
     mode = "HEADING" if options.root_motion == "IN_PLACE" else options.root_motion
     action, result = root_motion.extract(obj, mode, options.root_height, options.root_name, options.root_smoothing,
                                          in_place=options.root_motion == "IN_PLACE")
     clip_io.replace_action(previous, action)
-    root = result.clip.bone_names[result.root]
-    if profile is not None and root != options.root_name:  # an engine finds its root by name: the rig's floor bone too
-        root_motion.rename_bone(obj, root, options.root_name)
-    numbers = result.as_edit().numbers
-    return {"mode": options.root_motion, "height": options.root_height, "root": root_motion.top_bone(obj),
-            "added": result.added, "pelvis": result.clip.bone_names[result.pelvis], **numbers}
+    return {"mode": options.root_motion, "height": options.root_height, "root": result.clip.bone_names[result.root], "added": result.added,
+            "pelvis": result.clip.bone_names[result.pelvis], **result.as_edit().numbers}
 
 
 def export_range(obj, action):
@@ -35,7 +39,7 @@ def export_range(obj, action):
     every bone repeats there; a travelling root's last sample is one cycle's
     travel, so it is kept (seed 002).
     """
-    first, last = int(round(action.frame_start)), int(round(action.frame_end))
+    first, last = clip_io.resolve_range(action)  # the manual range, else the keys'
     if not clip_io.loop_playback(action, obj).wrap:
         return first, last, ""
     moving = loop.non_repeating_bones(clip_io.read_clip(obj, frame_end=last + 1))
@@ -50,17 +54,43 @@ def write_outputs(obj, targets, settings, header, options, entry):
 
     settings, header: the input's import settings and BVH header (see
     :func:`.export.replace_outputs`). Adds to the report ``entry``:
-    ``root_motion`` (the split's numbers), ``engine`` and a WRAP loop's
-    ``loop_end`` (whether its closing frame was written, and why).
+    ``root_motion`` (the split's numbers), ``engine`` and ``engine_root`` (the
+    root's name in the FBX and GLB files) and a WRAP loop's ``loop_end``
+    (whether its closing frame was written, and why).
     """
     profile = profiles.PROFILES.get(options.engine)
     if options.root_motion != "NONE":
-        entry["root_motion"] = _extract_root_motion(obj, options, profile)
+        entry["root_motion"] = _extract_root_motion(obj, options)
     if profile is not None:
-        entry["engine"] = profile.name
+        # The files name the engine's root as asked; the armature (and a .blend output) keeps its own names.
+        profile = dataclasses.replace(profile, root_name=options.root_name)
+        entry["engine"], entry["engine_root"] = profile.name, profile.root_name
+        clip = clip_io.read_clip(obj)
+        top, share = root_bone.root_share(clip)
+        if share < ROOT_SHARE:
+            carried = f"'{clip.bone_names[top]}' carries {share:.0%} of it" if top is not None else "no floor bone is on top"
+            entry["engine_note"] = f"no root bone carries the travel ({carried}): the engine will not move the character"
     action = clip_io.require_action(obj)
     first, last, note = export_range(obj, action)
     if note:
         entry["loop_end"] = note
     entry["action"] = action.name
     export.replace_outputs(obj, targets, first, last, settings, header, profile, action.use_cyclic)
+
+
+def targets(options, stem, source, inputs):
+    """The output paths ``OUT/<stem>.<format>`` of a task whose (first) input is ``source``; OutputError if one is an input."""
+    paths = [options.out / f"{stem}{suffix}" for suffix in output_suffixes(source, options.format)]
+    outputs.refuse_inputs(paths, inputs)
+    return paths
+
+
+def finish(obj, paths, settings, header, options, entry, imported, started):
+    """A job's end: the import's settings and seconds in ``entry``, :func:`write_outputs`, the task's seconds; the entries to report.
+
+    imported: seconds the import took; started: the task's :func:`time.perf_counter` start.
+    """
+    entry["import"], entry["import_seconds"] = settings, round(imported, 3)
+    write_outputs(obj, paths, settings, header, options, entry)
+    entry["seconds"] = round(time.perf_counter() - started, 3)
+    return [entry]

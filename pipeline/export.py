@@ -11,9 +11,9 @@ import pathlib
 import bpy
 import numpy as np
 
-from ..bridge import action_api, clip_io
+from ..bridge import action_api, clip_io, root_motion
 from ..core import bvh
-from ..core.engine import profiles
+from ..core.engine import profiles, root_bone
 from ..core.errors import ClipError, LoopsmithError
 from . import containers, interrupts, outputs
 from .importers import reason, silenced
@@ -86,10 +86,13 @@ def _renamed(collection, item, name):
     if other is item:
         yield
         return
-    if other is not None:
-        other.name = f"{name}.loopsmith"  # a unique name is made from it if needed
-    item.name = name
+    for holder in (item, other):
+        if holder is not None and holder.library is not None:
+            raise ExportError(f"'{holder.name}' is linked from a library and cannot be renamed '{name}' for the export")
     try:
+        if other is not None:
+            other.name = f"{name}.loopsmith"  # a unique name is made from it if needed
+        item.name = name
         yield
     finally:
         item.name = kept
@@ -121,10 +124,10 @@ def _starting_at_zero(obj, frame_start, frame_end):
     moved = action.copy()
     scene = bpy.context.scene
     try:
+        action_api.assign_action(obj, moved)  # first: the curves shifted are those of the slot it plays on
         _shift_keys(action_api.fcurves_of(moved, obj), -frame_start)
         if moved.use_frame_range:
             moved.frame_start, moved.frame_end = action.frame_start - frame_start, action.frame_end - frame_start
-        action_api.assign_action(obj, moved)
         scene.frame_start, scene.frame_end = 0, frame_end - frame_start
         yield
     finally:
@@ -133,13 +136,36 @@ def _starting_at_zero(obj, frame_start, frame_end):
 
 
 @contextlib.contextmanager
+def _root_named(obj, name):
+    """The armature's floor bone on top (the one an engine takes as its root) renamed ``name`` meanwhile, if it has one.
+
+    Blender renames the paths of the object's action along, and back afterwards.
+    """
+    clip = clip_io.read_clip(obj)
+    top, _ = root_bone.root_share(clip)
+    old = clip.bone_names[top] if top is not None else name
+    if old == name:
+        yield
+        return
+    try:
+        root_motion.rename_bone(obj, old, name)
+    except ClipError as error:
+        raise ExportError(str(error)) from None
+    try:
+        yield
+    finally:
+        root_motion.rename_bone(obj, name, old)
+
+
+@contextlib.contextmanager
 def _engine_conventions(obj, profile, looping):
-    """Meanwhile the names ``profile`` wants: the action's (a loop's animation name) and the armature object's."""
+    """Meanwhile the names ``profile`` wants: the action's (a loop's animation name), the armature object's and the root bone's."""
     action = obj.animation_data.action
     with contextlib.ExitStack() as stack:
         stack.enter_context(_renamed(bpy.data.actions, action, profiles.animation_name(profile, action.name, looping)))
         if profile.armature_node:
             stack.enter_context(_renamed(bpy.data.objects, obj, profile.armature_node))
+        stack.enter_context(_root_named(obj, profile.root_name))
         yield action.name
 
 
@@ -189,12 +215,12 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None,
                 elif suffix == ".fbx":
                     # Every frame keyed: the default key reduction moves joints by millimetres. FBX_SCALE_NONE writes
                     # centimetres (unit scale 1), FBX_SCALE_ALL metres (unit scale 100): the engine's metres at scale 1.
-                    engine = {} if profile is None else {"add_leaf_bones": False,
-                                                         "apply_scale_options": "FBX_SCALE_NONE" if profile.centimetres else "FBX_SCALE_ALL"}
+                    fbx_options = {} if profile is None else {"add_leaf_bones": False,
+                                                              "apply_scale_options": "FBX_SCALE_NONE" if profile.centimetres else "FBX_SCALE_ALL"}
                     with _renamed(bpy.data.scenes, scene, name), _starting_at_zero(obj, frame_start, frame_end):
                         bpy.ops.export_scene.fbx(filepath=str(path), use_selection=True, object_types={"ARMATURE"},
                                                  bake_anim_use_all_actions=False, bake_anim_use_nla_strips=False,
-                                                 bake_anim_simplify_factor=0.0, **engine)
+                                                 bake_anim_simplify_factor=0.0, **fbx_options)
                 else:
                     # By default every action the armature could play is written, the original first;
                     # 'ACTIVE_ACTIONS' would still merge them in 4.2.
@@ -204,19 +230,21 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None,
                                                   export_frame_range=True, export_anim_slide_to_zero=True)
     except (RuntimeError, OSError, bvh.BvhError) as error:
         interrupts.check()  # an interrupt inside an exporter arrives wrapped in RuntimeError
-        raise ExportError(f"cannot be written as {suffix}: {reason(error)}") from None
+        # Blender's message may name the temporary file: the caller names the target.
+        raise ExportError(f"cannot be written as {suffix}: {reason(error).replace(str(path), 'the file')}") from None
 
 
 def verify(path, suffix, frames=None, fps=None):
     """Check a written file is complete and holds one loop; ExportError naming what is wrong.
 
     frames: how many frames the loop has; when given, a BVH's motion rows and
-    the GLB animation's longest sampler must hold exactly that many (FBX and
-    .blend frames are not counted). fps: the frame rate it was written at;
-    when given, a BVH's Frame Time and the GLB animation's last key time
-    must agree with it. A GLB must hold one animation starting at
-    0 s, a binary FBX one take; a .blend must be readable by Blender (read as
-    a library: the open file is kept) and hold an object and an action.
+    the GLB animation's longest sampler must hold exactly that many (.blend
+    frames are not counted). fps: the frame rate it was written at; when
+    given, a BVH's Frame Time, the GLB animation's last key time and a binary
+    FBX take's stop time must agree with it. A GLB must hold one animation
+    starting at 0 s, a binary FBX one take starting at 0 s; a .blend must be
+    readable by Blender (read as a library: the open file is kept) and hold
+    an object and an action.
     """
     path = pathlib.Path(path)
     try:
@@ -225,7 +253,7 @@ def verify(path, suffix, frames=None, fps=None):
         raise ExportError(f"the written {suffix} file cannot be read: {error.strerror or error}") from None
     if not data:
         raise ExportError(f"the written {suffix} file is empty")
-    checks = {".bvh": _bvh_problem, ".glb": _glb_output_problem, ".fbx": lambda data, frames, fps: containers.fbx_problem(data, written=True),
+    checks = {".bvh": _bvh_problem, ".glb": _glb_output_problem, ".fbx": _fbx_output_problem,
               ".blend": lambda data, frames, fps: containers.blend_problem(data)}
     problem = checks[suffix](data, frames, fps)
     if problem is None and suffix == ".blend":
@@ -246,6 +274,19 @@ def _bvh_problem(data, frames, fps):
         return f"it has {written.frame_count} frames, not the loop's {frames}"
     if fps is not None and abs(written.frame_time * fps - 1.0) > 1e-5:
         return f"its Frame Time {written.frame_time:g} s is not {fps:g} fps"
+    return None
+
+
+def _fbx_output_problem(data, frames, fps):
+    problem = containers.fbx_problem(data, written=True)
+    span = containers.fbx_take_span(data) if problem is None and data.startswith(b"Kaydara") else None
+    if span is None:
+        return problem
+    start, stop = span
+    if abs(start) > 1e-6:
+        return f"its take starts at {start:g} s, not at 0"
+    if fps is not None and frames is not None and abs(stop - (frames - 1) / fps) > 0.25 / fps:
+        return f"its take ends at {stop:g} s, not at {(frames - 1) / fps:g} s ({frames} frames at {fps:g} fps)"
     return None
 
 

@@ -131,15 +131,24 @@ def armature_clip(path, options):
     return obj, clip_io.read_clip(obj), settings, header
 
 
-def pair_clips(first, second, options):
-    """Import ``second`` (kept as its clip), then ``first`` (left open in the scene, to write onto and export).
+def several_clips(paths, options):
+    """Import every file of ``paths`` after the first (each kept as its clip), then the first (left open in the scene, to
+    write onto and export).
 
-    Returns :func:`armature_clip` of ``first`` plus ``second``'s clip. A
-    problem with ``second`` is raised as an InputError that starts with its
-    path: the run's report entry is ``first``'s.
+    Returns :func:`armature_clip` of the first file plus the list of the
+    others' clips. A problem with a later file is raised as an InputError
+    that starts with its path: the run's report entry is the first file's.
     """
-    try:
-        _, other, _, _ = armature_clip(second, options)
-    except LoopsmithError as error:
-        raise InputError(f"{second}: {error}") from None
-    return (*armature_clip(first, options), other)
+    others = []
+    for path in paths[1:]:
+        try:
+            others.append(armature_clip(path, options)[1])
+        except LoopsmithError as error:
+            raise InputError(f"{path}: {error}") from None
+    return (*armature_clip(paths[0], options), others)
+
+
+def pair_clips(first, second, options):
+    """:func:`several_clips` of two files: :func:`armature_clip` of ``first`` plus ``second``'s clip."""
+    *opened, (other,) = several_clips([first, second], options)
+    return (*opened, other)

@@ -10,17 +10,14 @@ import bpy
 from ..bridge import clip_io
 from ..core import detect, loop, stitch
 from ..core.errors import LoopError, LoopsmithError
-from . import engine_output, importers, interrupts, outputs, report
-from .inputs import output_suffixes
+from . import engine_output, importers, interrupts, report
 from .make_loop import OUTPUT_TAG, stitch_fields
 
 
 def _targets(stem, obj_name, several, options, path, inputs):
     """One output path per requested format; never any input of the run."""
     base = f"{stem}_{obj_name}" if several else stem
-    targets = [options.out / f"{base}{OUTPUT_TAG}{suffix}" for suffix in output_suffixes(path, options.format)]
-    outputs.refuse_inputs(targets, inputs)
-    return targets
+    return engine_output.targets(options, f"{base}{OUTPUT_TAG}", path, inputs)
 
 
 def _loop_range(clip, options):

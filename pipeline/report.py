@@ -153,11 +153,62 @@ def transition_entry(source, target, armature, outputs, made, seconds):
         "transition": {
             "from_frame": int(made.frame_a), "to_frame": int(made.frame_b), "window": [int(first), int(last)],
             "method": made.method, "length_s": round(float(made.length), 3),
-            "metrics": {name: round(float(value), 4) for name, value in dataclasses.asdict(made.metrics).items()},
+            "metrics": _metrics(made.metrics),
             "candidates": [{"from_frame": int(c.frame_a), "to_frame": int(c.frame_b), "cost": round(float(c.cost), 4),
                             "contact_match": bool(c.contact_match)} for c in made.candidates],
             "distance_map": _distance_picture(made),
             "path": made.path.astype(int).tolist() if made.path is not None else None,
+        },
+    }
+
+
+def _metrics(metrics):
+    return {name: round(float(value), 4) for name, value in dataclasses.asdict(metrics).items()}
+
+
+def composition_entry(paths, armature, outputs, composed, seconds, source_of=None):
+    """The report of one composition (``composed``: a :class:`~..core.compose.sequence.Composition` of the files ``paths``).
+
+    ``segments`` name each clip's frames shown (its own frame numbers) and
+    where they landed (``output_frames``: 0-based indices in the written
+    file); each of ``transitions`` gives its ``window`` the same way.
+    source_of(segment): the file a segment comes from (default: the
+    ``paths`` entry of its piece, as composed in the order given).
+    """
+    source_of = source_of or (lambda segment: paths[segment.piece])
+    return {
+        "file": str(paths[0]), "clips": [str(path) for path in paths], "armature": armature, "status": "ok",
+        "outputs": [str(output) for output in outputs], "frames": int(composed.clip.num_frames), "fps": round(float(composed.clip.fps), 6),
+        "seconds": round(seconds, 3),
+        "composition": {"loop": bool(composed.loop), "numbers": {name: round(float(value), 4) for name, value in composed.numbers.items()},
+                        "notes": list(composed.notes)},
+        "segments": [{"source": str(source_of(segment)), "range": [int(segment.source_first), int(segment.source_last)],
+                      "output_frames": [int(segment.out_first), int(segment.out_last)]} for segment in composed.segments],
+        "transitions": [{"window": [int(t.window[0]), int(t.window[1])], "from_frame": int(t.frame_a), "to_frame": int(t.frame_b),
+                         "method": t.method, "length_s": round(float(t.length), 3), "metrics": _metrics(t.metrics)}
+                        for t in composed.transitions],
+    }
+
+
+#: Transition arcs the report draws at most (the cheapest); the graph file has them all.
+GRAPH_ARCS = 400
+
+
+def graph_entry(paths, graph_path, graph, seconds):
+    """The report of one motion graph over the files ``paths``, written to ``graph_path``: its size, its distance statistics
+    and what the page draws (each clip a lane, the cheapest transitions as arcs)."""
+    nodes = {node["id"]: node for node in graph.nodes}
+    transitions = sorted((edge for edge in graph.edges if edge["kind"] == "transition"), key=lambda edge: edge["cost"])
+    return {
+        "file": str(paths[0]), "clips": [str(path) for path in paths], "armature": "", "status": "ok", "outputs": [str(graph_path)],
+        "seconds": round(seconds, 3),
+        "graph": {
+            "nodes": len(graph.nodes), "edges": len(graph.edges), "transitions": len(transitions),
+            "clips_kept": len({node["clip"] for node in graph.nodes}), "stats": graph.stats,
+            "lanes": [{"name": clip["name"], "frames": int(clip["frames"])} for clip in graph.clips],
+            "arcs": [{"from": [nodes[edge["from"]]["clip"], nodes[edge["from"]]["frame"] - graph.clips[nodes[edge["from"]]["clip"]]["first_frame"]],
+                      "to": [nodes[edge["to"]]["clip"], nodes[edge["to"]]["frame"] - graph.clips[nodes[edge["to"]]["clip"]]["first_frame"]],
+                      "cost": round(float(edge["cost"]), 4)} for edge in transitions[:GRAPH_ARCS]],
         },
     }
 
@@ -507,11 +558,124 @@ def _edit_section(heading, entry):
             f'<table class="summary numbers"><tbody>{rows}</tbody></table>{f"<ul>{notes}</ul>" if notes else ""}</section>')
 
 
+def composition_svg(entry, width=540, row=22):
+    """The composition's timeline: one bar per segment (its clip's name and frames), the transition windows over them."""
+    total = max(entry["frames"] - 1, 1)
+
+    def x(index):
+        return 10 + (width - 20) * index / total
+
+    colours = ("#2a6fdb", "#7a9a01", "#b55d00", "#8a4fb5", "#00838f")
+    parts = []
+    for number, segment in enumerate(entry["segments"]):
+        first, last = segment["output_frames"]
+        name = html.escape(pathlib.Path(segment["source"]).name)
+        parts.append(f'<rect x="{x(first):.1f}" y="10" width="{max(x(last) - x(first), 1.0):.1f}" height="{row}" fill="{colours[number % len(colours)]}" '
+                     f'opacity="0.75"><title>{name}: frames {segment["range"][0]}-{segment["range"][1]}</title></rect>')
+    for transition in entry["transitions"]:
+        first, last = transition["window"]
+        parts.append(f'<rect x="{x(first):.1f}" y="6" width="{max(x(last) - x(first), 2.0):.1f}" height="{row + 8}" fill="none" stroke="{_SEAM}" '
+                     f'stroke-width="2"><title>{transition["method"].lower()}, {transition["length_s"]:g} s, visibility '
+                     f'{transition["metrics"]["visibility"]:.2f}</title></rect>')
+    seconds = (entry["frames"] - 1) / entry["fps"]
+    parts.append(f'<text x="10" y="{row + 30}" font-size="11">0 s</text><text x="{width - 10}" y="{row + 30}" font-size="11" '
+                 f'text-anchor="end">{seconds:.1f} s</text>')
+    return f'<svg width="{width}" height="{row + 36}" xmlns="http://www.w3.org/2000/svg">{"".join(parts)}</svg>'
+
+
+def _composition_section(heading, entry):
+    composition = entry["composition"]
+    outputs = ", ".join(f"<code>{html.escape(output)}</code>" for output in entry["outputs"]) or "none"
+    segments = "".join(f"<li>{html.escape(pathlib.Path(s['source']).name)} frames {s['range'][0]}-{s['range'][1]} &rarr; "
+                       f"{s['output_frames'][0]}-{s['output_frames'][1]}</li>" for s in entry["segments"])
+    transitions = "".join(f"<li>frames {t['window'][0]}-{t['window'][1]}: {t['method'].lower()}, {t['length_s']:g} s, visibility "
+                          f"{t['metrics']['visibility']:.2f}, root speed jump {t['metrics']['root_speed_jump']:.2f} "
+                          f"(clips {t['metrics']['clips_root_speed_jump']:.2f})</li>" for t in entry["transitions"])
+    rows = "".join(f"<tr><td>{html.escape(name.replace('_', ' '))}</td><td>{value:g}</td></tr>" for name, value in composition["numbers"].items())
+    notes = "".join(f"<li>{html.escape(note)}</li>" for note in composition["notes"])
+    return (f'<section>{heading}<p>{"A looping" if composition["loop"] else "A"} composition of {len(entry["segments"])} segments: '
+            f'{entry["frames"]} frames at {entry["fps"]:g} fps. Output: {outputs}.</p>'
+            f'<figure><figcaption>Segments in order, transition windows outlined</figcaption>{composition_svg(entry)}</figure>'
+            f'<div class="figures"><div><p>Segments:</p><ol>{segments}</ol><p>Transitions:</p><ol>{transitions}</ol></div>'
+            f'<table class="summary numbers"><tbody>{rows}</tbody></table></div>{f"<ul>{notes}</ul>" if notes else ""}</section>')
+
+
+def composition_visibility(entry):
+    """A composition's worst junction visibility (and its loop seam's), for the summary tables."""
+    worst = max((t["metrics"]["visibility"] for t in entry["transitions"]), default=0.0)
+    seam = entry["composition"]["numbers"].get("seam_visibility")
+    return f"{worst:.2f}" + (f", seam {seam:.2f}" if seam is not None else "")
+
+
+def graph_svg(graph, width=560, lane=18):
+    """Each clip a lane across the figure (its frames in its own scale, named with its frame count), each drawn transition an
+    arc from where it leaves to where it lands."""
+    left = 170
+
+    def point(clip, frame):
+        return left + (width - left - 10) * frame / max(graph["lanes"][clip]["frames"] - 1, 1), 12 + lane * clip + lane / 2
+
+    parts = []
+    for index, clip in enumerate(graph["lanes"]):
+        x0, y = point(index, 0)
+        x1, _ = point(index, clip["frames"] - 1)
+        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end"><title>{html.escape(clip["name"])}</title>'
+                     f'{html.escape(clip["name"][:20])} ({clip["frames"]})</text>'
+                     f'<line x1="{x0:.1f}" y1="{y:.1f}" x2="{x1:.1f}" y2="{y:.1f}" stroke="{_LOOP}" stroke-width="4"/>')
+    for arc in graph["arcs"]:
+        (xa, ya), (xb, yb) = point(*arc["from"]), point(*arc["to"])
+        bend = 0.5 * lane if ya == yb else 0.0
+        parts.append(f'<path d="M{xa:.1f},{ya:.1f} Q{(xa + xb) / 2:.1f},{(ya + yb) / 2 - bend - 8:.1f} {xb:.1f},{yb:.1f}" fill="none" '
+                     f'stroke="{_SEAM}" stroke-width="0.8" opacity="0.6"><title>cost {arc["cost"]:g}</title></path>')
+    height = 24 + lane * len(graph["lanes"])
+    return f'<svg width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">{"".join(parts)}</svg>'
+
+
+def distance_histogram_svg(stats):
+    """The library's frame-pair distances as a histogram, the threshold marked."""
+    histogram = stats.get("histogram") or {}
+    edges, counts = histogram.get("edges", []), histogram.get("counts", [])
+    if not counts:
+        return ""
+    chart = _Chart("pose distances between frames of the library", (edges[0], edges[-1]), (0.0, max(counts) * 1.08), "distance", "frame pairs")
+    for low, high, count in zip(edges, edges[1:], counts):
+        chart.polyline([low, low, high, high], [0.0, count, count, 0.0], _LOOP, "line")
+    chart.marker(stats["threshold"], _SEAM, "threshold", "threshold")
+    return chart.svg()
+
+
+def _graph_section(heading, entry):
+    graph = entry["graph"]
+    stats = graph["stats"]
+    facts = (f"<p>{len(entry['clips'])} clips, {graph['clips_kept']} kept in the largest strongly connected part: {graph['nodes']} nodes, "
+             f"{graph['edges']} edges of which {graph['transitions']} transitions; threshold {stats['threshold']:.3g}"
+             f"{' (' + html.escape(str(stats['rule'])) + ')' if stats.get('rule') else ''}. "
+             f"Output: <code>{html.escape(entry['outputs'][0])}</code>.</p>")
+    drawn = f" (the {len(graph['arcs'])} cheapest drawn)" if len(graph["arcs"]) < graph["transitions"] else ""
+    return (f'<section>{heading}{facts}<div class="figures"><figure><figcaption>Clips as lanes, transitions as arcs{drawn}</figcaption>'
+            f'{graph_svg(graph)}</figure><figure><figcaption>Distance statistics</figcaption>{distance_histogram_svg(stats)}</figure></div></section>')
+
+
 def _cycles(count):
     return f"{count} cycle{'' if count == 1 else 's'}"
 
 
+def clips_title(entry):
+    """What a composition, synthesis or graph entry is of: its clips in order, or the graph file it walked."""
+    if entry.get("graph_file"):
+        return f"{pathlib.Path(entry['graph_file']).name} ({len(entry['clips'])} clips)"
+    names = [pathlib.Path(path).name for path in entry["clips"]]
+    return " + ".join(names) if "graph" not in entry else f"{len(names)} clips"
+
+
+def composition_warnings(entry):
+    """The notes of a composition worth a look (a junction that stays visible or fell back), or 'ok'."""
+    return "; ".join(note for note in entry["composition"]["notes"] if "visible" in note or "fell back" in note) or "ok"
+
+
 def _title(entry):
+    if entry.get("clips"):
+        return html.escape(clips_title(entry)), html.escape(entry["armature"])
     name = pathlib.Path(entry["file"]).name + (f" \u2192 {pathlib.Path(entry['to']).name}" if entry.get("to") else "")
     name += f" + {pathlib.Path(entry['with']).name}" if entry.get("with") else ""
     return html.escape(name), html.escape(entry["armature"])
@@ -526,6 +690,15 @@ def _summary_table(entries):
         cells = [f'<a class="name" href="#entry-{index}">{name}</a>', f'<span class="name">{armature or "-"}</span>']
         if entry["status"] == "ok" and "edit" in entry:
             cells += [f"{entry['frames']} at {entry['fps']:g} fps", entry["edit"]["name"], edit_sharpness(entry), "-", "-", f"{entry['seconds']:.2f}"]
+            rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+        elif entry["status"] == "ok" and "graph" in entry:
+            graph = entry["graph"]
+            cells += [f"{graph['nodes']} nodes, {graph['edges']} edges", "graph", f"threshold {graph['stats']['threshold']:.3g}", "-", "-",
+                      f"{entry['seconds']:.2f}"]
+            rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+        elif entry["status"] == "ok" and "composition" in entry:
+            cells += [f"{entry['frames']} at {entry['fps']:g} fps", "loop" if entry["composition"]["loop"] else "composed",
+                      composition_visibility(entry), "-", "-", f"{entry['seconds']:.2f}"]
             rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
         elif entry["status"] == "ok" and "transition" in entry:
             t = entry["transition"]
@@ -550,7 +723,8 @@ def _engine_facts(entry):
     """What root motion, the engine profile and a WRAP loop's closing frame did, as a paragraph ('' when none applied)."""
     facts = []
     if "engine" in entry:
-        facts.append(f"Written for {html.escape(profiles.PROFILES[entry['engine']].label)}.")
+        facts.append(f"Written for {html.escape(profiles.PROFILES[entry['engine']].label)}, its root named "
+                     f"'{html.escape(entry['engine_root'])}' in the files.")
     root = entry.get("root_motion")
     if root and root["mode"] == "IN_PLACE":
         facts.append(f"The travel is removed: '{html.escape(root['root'])}' stays at the origin.")
@@ -558,6 +732,8 @@ def _engine_facts(entry):
         facts.append(f"Root motion ({root['mode'].lower()}): '{html.escape(root['root'])}'{' (added)' if root['added'] else ''} carries "
                      f"{root['root_share']:.0%} of the travel of '{html.escape(root['pelvis'])}', which stays within "
                      f"{root['pelvis_offset']:.3f} m of it.")
+    if "engine_note" in entry:
+        facts.append(html.escape(entry["engine_note"]).capitalize() + ".")
     if "loop_end" in entry:
         facts.append(html.escape(entry["loop_end"]) + ".")
     return f"<p>{' '.join(facts)}</p>" if facts else ""
@@ -573,6 +749,10 @@ def _entry_section(index, entry):
         return _transition_section(heading, entry)
     if "edit" in entry:
         return _edit_section(heading, entry)
+    if "composition" in entry:
+        return _composition_section(heading, entry)
+    if "graph" in entry:
+        return _graph_section(heading, entry)
     before, after = entry["seam_before"], entry["seam_after"]
     found = f", {_cycles(entry['cycles'])}, {entry['grade']}" if "grade" in entry else ", range given"
     root = f"root {entry['root_mode'].lower()}" + (f" on {html.escape(entry['root_bone'])}" if entry["root_bone"] else "")

@@ -89,6 +89,14 @@ def summary_table(entries):
             name += f" + {pathlib.Path(entry['with']).name}" if entry.get("with") else ""
             rows.append((name, entry["armature"], f"{entry['frames']} at {entry['fps']:g} fps", edit["name"], report.edit_sharpness(entry), "-",
                          "; ".join(edit["notes"]) or "ok"))
+        elif entry["status"] == "ok" and "graph" in entry:
+            graph = entry["graph"]
+            rows.append((report.clips_title(entry), "-", f"{graph['nodes']} nodes, {graph['edges']} edges", "graph",
+                         f"threshold {graph['stats']['threshold']:.3g}", "-", f"{graph['transitions']} transitions"))
+        elif entry["status"] == "ok" and "composition" in entry:
+            rows.append((report.clips_title(entry), entry["armature"], f"{entry['frames']} at {entry['fps']:g} fps",
+                         "loop" if entry["composition"]["loop"] else "composed", report.composition_visibility(entry), "-",
+                         report.composition_warnings(entry)))
         elif entry["status"] == "ok" and "transition" in entry:
             t, m = entry["transition"], entry["transition"]["metrics"]
             name = f"{name} -> {pathlib.Path(entry['to']).name}"
@@ -157,7 +165,8 @@ def _identity(entry):
     Entries of reports written before entries named their command are make-loop's, or transition's when they have a TO.
     """
     command = entry.get("command") or ("transition" if entry.get("to") else "make-loop")
-    return command, real(entry["file"]), entry.get("armature", ""), entry.get("to"), entry.get("with")
+    clips = tuple(str(real(path)) for path in entry.get("clips", ()))
+    return command, real(entry["file"]), entry.get("armature", ""), entry.get("to"), entry.get("with"), clips
 
 
 def _earlier_entries(path, entries):

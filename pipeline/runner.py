@@ -36,9 +36,10 @@ OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend")
 _GRACE = 5.0  # seconds a worker gets to stop after SIGTERM before it is killed
 
 
-def add_common_arguments(parser, inputs="+"):
-    """Options every file command shares: inputs (``inputs``: their argparse nargs), outputs, import settings, workers, reports."""
-    parser.add_argument("inputs", nargs=inputs, type=pathlib.Path, help="BVH, FBX, glTF/GLB or .blend files, or folders of them")
+def add_common_arguments(parser, inputs="+", inputs_help=None):
+    """Options every file command shares: inputs (``inputs``: their argparse nargs; ``inputs_help``: what they are, when not
+    motion files), outputs, import settings, workers, reports."""
+    parser.add_argument("inputs", nargs=inputs, type=pathlib.Path, help=inputs_help or "BVH, FBX, glTF/GLB or .blend files, or folders of them")
     parser.add_argument("-o", "--out", type=pathlib.Path, default=pathlib.Path("loopsmith_out"), help="output folder")
     parser.add_argument("--format", choices=OUTPUT_FORMATS, nargs="+",
                         help="output formats, one or more ('same': the input's) (default: the --engine's, else same)")

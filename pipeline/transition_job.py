@@ -9,8 +9,7 @@ import time
 from ..bridge import clip_io
 from ..core.errors import LoopsmithError
 from ..core.transition import make
-from . import engine_output, importers, interrupts, outputs, report
-from .inputs import output_suffixes
+from . import engine_output, importers, interrupts, report
 
 
 def process(task, options, name, inputs):
@@ -24,16 +23,12 @@ def process(task, options, name, inputs):
     try:
         obj, clip_a, settings, header, clip_b = importers.pair_clips(source, target, options)
         imported = time.perf_counter() - started
-        targets = [options.out / f"{name}{suffix}" for suffix in output_suffixes(source, options.format)]
-        outputs.refuse_inputs(targets, inputs)
+        targets = engine_output.targets(options, name, source, inputs)
         made = make.make_transition(clip_a, clip_b, options.at, options.method, options.length, options.timewarp, options.align,
                                     options.joints)
         clip_io.write_clip(obj, made.clip, name, source_action=clip_io.require_action(obj), frame_range=True)
         entry = report.transition_entry(source, target, obj.name, targets, made, 0.0)
-        entry["import"], entry["import_seconds"] = settings, round(imported, 3)
-        engine_output.write_outputs(obj, targets, settings, header, options, entry)
-        entry["seconds"] = round(time.perf_counter() - started, 3)
-        return [entry]
+        return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
         # The core calls the clips A and B; here they are the files the user named.

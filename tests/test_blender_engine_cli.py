@@ -81,7 +81,8 @@ def _read(loopsmith, obj, names=None):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_each_profile_reimports_as_documented(loopsmith, blank, made, engine):
     written, blend, entry = made[engine]
-    assert entry["engine"] == engine and entry["root_motion"]["root"] == "root"
+    # The rig's own floor bone carries the travel; the files call it 'root', the armature keeps its name.
+    assert entry["engine"] == engine and entry["root_motion"]["root"] == "joint_Root" and entry["engine_root"] == "root"
     obj = _import(written)
     action = obj.animation_data.action
     # One animation (glTF) or one take (FBX), named after the loop; Godot loops it because the name ends in 'loop'.
@@ -92,9 +93,8 @@ def test_each_profile_reimports_as_documented(loopsmith, blank, made, engine):
         accessors = document["accessors"]
         inputs = [accessors[sampler["input"]] for sampler in animation["samplers"]]
         assert min(a["min"][0] for a in inputs) == 0.0  # sampled from 0 s
-        fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
-        assert max(a["max"][0] for a in inputs) == pytest.approx((entry["length"]) / 30.0, abs=1e-4)
-        assert max(a["count"] for a in inputs) == entry["length"] + 1 and fps > 0
+        assert max(a["max"][0] for a in inputs) == pytest.approx(entry["length"] / 30.0, abs=1e-4)  # the Bandai clips' 30 fps
+        assert max(a["count"] for a in inputs) == entry["length"] + 1
         nodes = {node["name"] for node in document["nodes"]}
         assert "root" in nodes
     else:
@@ -118,8 +118,13 @@ def test_each_profile_reimports_as_documented(loopsmith, blank, made, engine):
     assert np.linalg.norm(positions[:, hips, :2] - positions[:, root, :2], axis=-1).max() < 0.05
     assert np.abs(positions[:, root, 2]).max() < 1e-3  # on the floor
     # The loop closes as well as it did in Blender: the seam against the .blend's loop, each against its own accelerations.
-    original, original_positions = _read(loopsmith, _import(blend), names)
-    before = loopsmith.core.metrics.seam_metrics(original, original.bone_names.index("root"))
+    # The .blend keeps the rig's own name for the floor bone the files call 'root', and every action in it still plays on it.
+    kept = _import(blend)
+    with bpy.data.libraries.load(str(blend)) as (source, target):
+        target.actions = list(source.actions)
+    assert len(target.actions) == 2 and all(loopsmith.bridge.clip_io.action_problem(action, kept) is None for action in target.actions)
+    original, original_positions = _read(loopsmith, kept, ["joint_Root" if name == "root" else name for name in names])
+    before = loopsmith.core.metrics.seam_metrics(original, original.bone_names.index("joint_Root"))
     after = loopsmith.core.metrics.seam_metrics(clip, clip.bone_names.index("root"))
     assert clip.num_frames == original.num_frames == entry["length"] + 1
     assert after.visibility <= before.visibility + 0.02 and after.max_position_step < before.max_position_step + 1e-3, after.summary()
@@ -152,12 +157,12 @@ def test_wrap_drops_the_closing_frame_only_when_every_bone_repeats(loopsmith, bl
         runs[name] = json.loads((out / "loopsmith_report.json").read_text())["entries"][0], out / f"{STEM}.glb"
     (travel, travel_file), (in_place, in_place_file), (clamp, clamp_file) = runs["travel"], runs["in_place"], runs["clamp"]
     # A travelling root's last sample is the cycle's travel: kept, and the report says so.
-    assert "closing frame is kept" in travel["loop_end"] and "'root'" in travel["loop_end"]
+    assert "closing frame is kept" in travel["loop_end"] and "'joint_Root'" in travel["loop_end"]
     assert _glb_frames(travel_file) == travel["length"] + 1
     # In place, every bone repeats: the n distinct frames, and the step from the last back to the first is an ordinary step.
     assert "leave out" in in_place["loop_end"] and _glb_frames(in_place_file) == in_place["length"]
     assert in_place["root_motion"]["root_share"] == 0.0
-    moving, wrap_step = _reimported(loopsmith, in_place_file)
+    _, wrap_step = _reimported(loopsmith, in_place_file)  # the last frame leads on to the first: no bone repeats there
     assert wrap_step < 1.0, wrap_step
     # CLAMP keeps the closing frame, equal to the first but for the root's travel.
     assert "loop_end" not in clamp and _glb_frames(clamp_file) == clamp["length"] + 1
@@ -174,19 +179,26 @@ def test_root_motion_on_other_commands_and_a_bvh_output(loopsmith, blank, mocap_
     written = tmp_path / "t" / f"{WALK[:-4]}_to_{happy.stem}"
     data = written.with_suffix(".fbx").read_bytes()
     assert data.count(b"\x00\x01AnimStack") == 1
-    # The BVH keeps the skeleton, its top joint now named 'root' (Y up: the input's layout needs its own joint names).
+    # A BVH is not an engine's format: it keeps the input's skeleton, names and layout, the travel now on its floor joint.
     info = loopsmith.core.bvh.parse_bvh(written.with_suffix(".bvh").read_text())
-    assert info.names[0] == "root" and info.frame_count == entry["frames"]
+    assert info.names[0] == "joint_Root" and info.frame_count == entry["frames"] and info.channels[0][0] == "Xposition"
+    positions = loopsmith.core.bvh.forward_kinematics(info)
+    assert np.linalg.norm(positions[-1, 0, [0, 2]] - positions[0, 0, [0, 2]]) > 100.0  # centimetres, Y up: the root walks
     result = run_loopsmith("mirror", mocap_dir / WALK, "-o", tmp_path / "m", "--root-motion", "POSITION", "--root-height", "ROOT")
     assert result.returncode == 0, result.stderr
     entry = json.loads((tmp_path / "m" / "loopsmith_report.json").read_text())["entries"][0]
     assert entry["root_motion"]["mode"] == "POSITION" and entry["root_motion"]["root"] == "joint_Root" and "engine" not in entry
+    assert entry["root_motion"]["root_share"] > 0.95 and entry["root_motion"]["world_error"] < 1e-6
 
 
 def test_engine_options_are_checked_where_they_are_parsed(tmp_path, mocap_dir):
     for args, message in ((("--engine", "cryengine"), "invalid choice: 'cryengine'"),
                           (("--root-motion", "SIDEWAYS"), "invalid choice: 'SIDEWAYS'"),
-                          (("--root-smoothing", "-1"), "--root-smoothing: -1 must be at least 0")):
+                          (("--root-motion", "HEADING", "--root-smoothing", "-1"), "--root-smoothing: -1 must be at least 0"),
+                          (("--root-height", "ROOT"), "--root-height only apply with --root-motion"),
+                          (("--engine", "unreal", "--root-motion", "NONE", "--root-smoothing", "1"), "--root-smoothing only apply"),
+                          (("--engine", "unreal", "--root-name", " "), "--root-name: the root bone needs a name"),
+                          (("--engine", "unreal", "--root-name", "r" * 80), "longer than the 63 bytes")):
         result = run_loopsmith("make-loop", mocap_dir / WALK, "-o", tmp_path, *args)
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
     help_text = run_loopsmith("make-loop", "--help").stdout

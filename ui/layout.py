@@ -183,3 +183,45 @@ def draw_root_motion(layout, data):
         layout.prop(data, "root_height")
     layout.prop(data, "root_name")
     layout.prop(data, "root_smoothing")
+
+
+def draw_compose(layout, data):
+    """Compose's own settings, for the Sequence panel and the redo panel alike."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    layout.prop(data, "compose_name")
+    layout.prop(data, "compose_loop")
+    layout.prop(data, "compose_trim")
+    layout.prop(data, "compose_nla")
+
+
+def draw_sequence_entry(layout, entry, last, loop):
+    """One Sequence entry's range and, unless it is the last without loop, how it blends into the next."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    layout.prop(entry, "use_range")
+    if entry.use_range:
+        row = layout.row(align=True)
+        row.prop(entry, "frame_start")
+        row.prop(entry, "frame_end")
+    if last and not loop:
+        return
+    column = layout.column(heading="Into the first" if last else "Into the next")
+    column.prop(entry, "junction_method")
+    column.prop(entry, "junction_auto_length")
+    if not entry.junction_auto_length:
+        column.prop(entry, "junction_length")
+    column.prop(entry, "junction_point")
+    if entry.junction_point == "MANUAL":
+        row = column.row(align=True)
+        row.prop(entry, "junction_frame_a")
+        row.prop(entry, "junction_frame_b")
+
+
+def draw_synthesize(layout, data):
+    """Synthesize's settings, for the Sequence panel and the redo panel alike."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    layout.prop(data, "synth_seconds")
+    layout.prop(data, "synth_seed")
+    layout.prop(data, "synth_via")

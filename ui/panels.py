@@ -3,7 +3,7 @@
 import bpy
 
 from ..bridge.clip_io import action_problem
-from ..properties import chosen_candidate, chosen_transition_point, stale_candidates, stale_transition_points
+from ..properties import GRAPH_TEXT, chosen_candidate, chosen_transition_point, stale_candidates, stale_transition_points
 from . import layout as draw
 
 
@@ -25,6 +25,16 @@ class LOOPSMITH_UL_transition_points(bpy.types.UIList):
         row = layout.row(align=True)
         row.label(text=f"A {item.frame_a}  B {item.frame_b}", icon="CHECKMARK" if item.contact_match else "BLANK1")
         row.label(text=f"{item.cost:.2f}")
+
+
+class LOOPSMITH_UL_sequence(bpy.types.UIList):
+    """The Sequence's actions in the order they play, with the range each uses."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+        row = layout.row(align=True)
+        row.prop(item, "action", text="", emboss=False, icon="ACTION")
+        if item.use_range:
+            row.label(text=f"{item.frame_start}-{item.frame_end}")
 
 
 def _settings(context):
@@ -182,10 +192,58 @@ def _panel_classes(space, region="UI"):
             box.prop(settings, "engine")
             box.operator("loopsmith.export_engine", icon="EXPORT")
 
-    for cls in (Main, Find, Make, Result, Transition, Edit, Engine):
+    class Sequence(Sidebar):
+        bl_label = "Sequence"
+        bl_parent_id = Main.bl_idname
+        bl_idname = f"LOOPSMITH_PT_sequence_{suffix}"
+        bl_options = {"DEFAULT_CLOSED"}
+
+        def draw(self, context):
+            settings = _settings(context)
+            layout = self.layout
+            row = layout.row()
+            row.template_list("LOOPSMITH_UL_sequence", "", settings, "sequence", settings, "active_sequence_entry", rows=4)
+            buttons = row.column(align=True)
+            buttons.operator("loopsmith.sequence_add", icon="ADD", text="")
+            buttons.operator("loopsmith.sequence_remove", icon="REMOVE", text="")
+            buttons.separator()
+            buttons.operator("loopsmith.sequence_move", icon="TRIA_UP", text="").direction = "UP"
+            buttons.operator("loopsmith.sequence_move", icon="TRIA_DOWN", text="").direction = "DOWN"
+            index = settings.active_sequence_entry
+            if 0 <= index < len(settings.sequence):
+                box = layout.box()
+                draw.draw_sequence_entry(box, settings.sequence[index], index == len(settings.sequence) - 1, settings.compose_loop)
+                box.operator("loopsmith.junction_candidates", icon="VIEWZOOM")
+                if settings.junction_points_entry == index and len(settings.junction_points):
+                    box.template_list("LOOPSMITH_UL_transition_points", "junction", settings, "junction_points", settings,
+                                      "active_junction_point", rows=3)
+                    box.operator("loopsmith.junction_use_point", icon="CHECKMARK")
+            draw.draw_compose(layout, settings)
+            layout.operator("loopsmith.compose", icon="SEQ_SEQUENCER")
+
+    class Graph(Sidebar):
+        bl_label = "Motion Graph"
+        bl_parent_id = Main.bl_idname
+        bl_idname = f"LOOPSMITH_PT_graph_{suffix}"
+        bl_options = {"DEFAULT_CLOSED"}
+
+        def draw(self, context):
+            settings = _settings(context)
+            layout = self.layout
+            layout.use_property_split = True
+            layout.use_property_decorate = False
+            layout.prop(settings, "graph_threshold")
+            layout.operator("loopsmith.build_graph", icon="NODETREE")
+            text = bpy.data.texts.get(GRAPH_TEXT)
+            if text is not None:
+                layout.label(text=f"Graph: Text Editor '{GRAPH_TEXT}'", icon="TEXT")
+            draw.draw_synthesize(layout, settings)
+            layout.operator("loopsmith.synthesize", icon="PLAY")
+
+    for cls in (Main, Find, Make, Result, Transition, Edit, Sequence, Graph, Engine):
         cls.__name__ = cls.bl_idname
-    return (Main, Find, Make, Result, Transition, Edit, Engine)
+    return (Main, Find, Make, Result, Transition, Edit, Sequence, Graph, Engine)
 
 
-classes = (LOOPSMITH_UL_candidates, LOOPSMITH_UL_transition_points) + _panel_classes("VIEW_3D") + _panel_classes("DOPESHEET_EDITOR") + _panel_classes("GRAPH_EDITOR")
+classes = (LOOPSMITH_UL_candidates, LOOPSMITH_UL_transition_points, LOOPSMITH_UL_sequence) + _panel_classes("VIEW_3D") + _panel_classes("DOPESHEET_EDITOR") + _panel_classes("GRAPH_EDITOR")
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -85,16 +85,34 @@ def _usable_top_bone(clip, pose, pelvis):
     return None if scaled or height > FLOOR_SHARE * np.abs(pose[:, pelvis, 2, 3]).mean() else top
 
 
-def travel_root(clip):
-    """The index of the clip's top bone if it can carry the travel (one bone on the floor above the pelvis), else None."""
+#: Bytes a bone name holds in Blender (longer names are cut, possibly inside a character).
+MAX_NAME_BYTES = 63
+
+
+def check_root_name(name):
+    """ClipError unless ``name`` can name a root bone: not blank, at most :data:`MAX_NAME_BYTES` bytes of UTF-8."""
+    if not name or not name.strip():
+        raise ClipError("the root bone needs a name")
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        raise ClipError(f"the root bone's name '{name[:20]}...' is longer than the {MAX_NAME_BYTES} bytes a bone name holds")
+
+
+def root_share(clip):
+    """``(top, share)``: the clip's top bone if it is a floor bone (else None), and the share (0-1) of the pelvis's horizontal
+    displacement, first frame to last, that it carries (1.0 when the pelvis does not move)."""
     pose = kinematics.clip_forward_kinematics(clip)
-    return _usable_top_bone(clip, pose, character_root(clip, pose))
+    pelvis = character_root(clip, pose)
+    top = _usable_top_bone(clip, pose, pelvis)
+    if top is None:
+        return None, 0.0
+    moved = np.linalg.norm(pose[-1, pelvis, :2, 3] - pose[0, pelvis, :2, 3])
+    carried = np.linalg.norm(pose[-1, top, :2, 3] - pose[0, top, :2, 3])
+    return top, float(min(carried / moved, 1.0)) if moved > 1e-3 else 1.0
 
 
 def _with_root_bone(clip, name):
     """The clip with a still bone ``name`` at index 0, at the armature origin, above every old top bone."""
-    if not name:
-        raise ClipError("the root bone needs a name")
+    check_root_name(name)
     if name in clip.bone_names:
         raise ClipError(f"cannot add a root bone named '{name}': the armature already has a bone of that name")
     frames = clip.num_frames
@@ -143,15 +161,12 @@ def _smoothed_floor(floor, heading, width, cyclic):
     if not cyclic or len(floor) < 3:
         return sampling.low_pass(floor, width), sampling.low_pass(heading, width)
     turn = heading[-1] - heading[0]
-    c, s = np.cos(turn), np.sin(turn)
+    ends = _floor_frames(floor[[0, -1]], heading[[0, -1]])
+    cycle = ends[1] @ np.linalg.inv(ends[0])  # takes the first frame's floor frame to the last's: one cycle on
 
     def move(points, cycles):
-        # x -> R (x - p0) + pn moves one cycle on; its inverse moves one back.
-        if cycles > 0:
-            local = points - floor[0]
-            return floor[-1] + np.stack([c * local[:, 0] - s * local[:, 1], s * local[:, 0] + c * local[:, 1], local[:, 2]], axis=-1)
-        local = points - floor[-1]
-        return floor[0] + np.stack([c * local[:, 0] + s * local[:, 1], -s * local[:, 0] + c * local[:, 1], local[:, 2]], axis=-1)
+        matrix = cycle if cycles > 0 else np.linalg.inv(cycle)
+        return points @ matrix[:3, :3].T + matrix[:3, 3]
 
     half = int(width) // 2 + 1
     padded_floor, pad = _periodic(floor, move, half)

@@ -118,7 +118,7 @@ def _context(clip, starts, span):
 
 
 def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timewarp=True, align=True,
-                    joints=None, weights="length", lock_feet=True):
+                    joints=None, weights="length", lock_feet=True, reach=points.REACH_SECONDS):
     """Clip A handing over to clip B: the best blend found, and how it was found (see :class:`Transition`).
 
     at: "auto" (the best :func:`.points.transition_candidates` at A's end and
@@ -128,6 +128,7 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
     clips over the blend. align: False blends B where it stands (placed by
     the user). joints, weights: the pose features compared (see
     :func:`.points.matching_features`). lock_feet: keep planted feet planted.
+    reach: seconds of A's end and B's start an automatic point is searched in.
     TransitionError (one line) when no blend fits the clips.
     """
     if method not in METHODS:
@@ -139,11 +140,11 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
     fa, fb = points.matching_features(clip_a, clip_b, joints, poses, weights)
     window = max(1, min(int(round(points.WINDOW_SECONDS * clip_a.fps)), len(fa), len(fb)))
     if isinstance(at, str) and at == "auto":
-        candidates = points.transition_candidates(clip_a, clip_b, "end_start", joints=joints, weights=weights, poses=poses)
+        candidates = points.transition_candidates(clip_a, clip_b, "end_start", joints=joints, weights=weights, poses=poses, reach_seconds=reach)
         if not candidates:
             raise TransitionError("no transition point found between the end of clip A and the start of clip B")
         starts = [(c.frame_a - int(clip_a.frames[0]), c.frame_b - int(clip_b.frames[0])) for c in candidates[:CANDIDATES_TRIED]]
-        (a0, a1), (b0, b1) = points.window_regions(clip_a, clip_b, "end_start", window)
+        (a0, a1), (b0, b1) = points.window_regions(clip_a, clip_b, "end_start", window, reach)
     else:
         candidates, starts = [], [_given_point(clip_a, clip_b, at)]
         reach = int(round(points.REACH_SECONDS * clip_a.fps))

@@ -1,0 +1,467 @@
+"""Composition: pieces of clips played one after another, each junction a transition, optionally closed into a loop.
+
+Frame numbers are the clips' own (``clip.frames`` values); positions in the
+composed clip are 0-based indices; times are seconds, lengths the clips' unit
+(metres for imported mocap), angles radians.
+
+Each junction is one :func:`..transition.make.make_transition` from the
+outgoing piece as composed so far (its frames after the transition into it)
+into the whole next piece, which it turns and moves on the floor to continue;
+the transition's clip then replaces the composition from the start of that
+tail. A tail reaches further back only while the transition's foot lock
+reaches its first frame (a stance held through a bow). Each piece is thus
+blended, measured and copied a bounded number of times: the work grows
+linearly with the composition's length, never with the number of junctions
+times it.
+
+With ``loop`` the last piece also transitions into the first, and the cycle
+opens and closes on one frame of the first piece between its two transitions
+(the one that moves least against the piece's own motion), so the wrap shows
+the first piece's own motion; Make Loop's TRAVEL seam
+(:func:`..loop.make_loop`) then closes it, the travel accumulating from cycle
+to cycle.
+"""
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import metrics as seam, quat
+from ..errors import ClipError, CompositionError, TransitionError
+from ..loop import make_loop
+from ..transition import align as placing, blend, make, measure, points
+from ..transition.measure import TransitionMetrics
+from . import trim as trimming
+
+REACH_BACK_SECONDS = 3.0  # a junction's tail reaches this much further back while its foot lock reaches the tail's first frame
+MIN_PIECE_SECONDS = 1.0  # the shortest range a piece may keep
+MIN_TAIL_SECONDS = 0.5  # of a piece left after the transition into it, for the transition out of it
+REACH_SECONDS = points.REACH_SECONDS  # at most this much of a piece's end (and the next's start) is searched for an automatic point
+SEAM_GUARD = 2  # frames between the loop's seam and either transition window (the seam's stencil reads one frame either side)
+MEASURE_MARGIN = 3  # frames either side of a window that its metrics read
+
+
+@dataclass
+class Piece:
+    """One entry of the sequence: a clip and its in/out range (frame numbers of ``clip.frames``, inclusive; None: the clip's own ends)."""
+
+    clip: object
+    first: int = None
+    last: int = None
+    name: str = ""  # for messages and reports
+
+
+@dataclass
+class Junction:
+    """How piece k hands over to piece k + 1 (with a loop, the last piece to the first).
+
+    at: "auto" (the best point near the junction: the outgoing piece's end,
+    the next one's start) or (frame_a, frame_b) frame numbers of the two
+    pieces' clips. method: AUTO, INERTIALIZE or CROSSFADE, as
+    :func:`..transition.make.make_transition`. length: seconds, None: chosen.
+    """
+
+    at: object = "auto"
+    method: str = "AUTO"
+    length: float = None
+
+
+@dataclass
+class Segment:
+    """Where a piece plays in the composition.
+
+    source_first, source_last: frame numbers of the piece's clip this segment
+    plays, from the frame after the transition into it (or its first kept
+    frame) to the transition point out of it (or its last kept frame). A time
+    warped crossfade can play the frames of its blend faster or slower, so the
+    source and output lengths may differ by a few frames.
+    out_first, out_last: 0-based indices into the composed clip, inclusive.
+    """
+
+    piece: int
+    name: str
+    source_first: int
+    source_last: int
+    out_first: int
+    out_last: int
+
+
+@dataclass
+class ComposedTransition:
+    """One junction as made.
+
+    window: (first, last) 0-based indices into the composed clip of the frames
+    the transition changed. frame_a, frame_b: the transition point, frame
+    numbers of the outgoing and the incoming piece's clip. method, length
+    (seconds): as used. metrics: the window measured in the composed clip
+    against the two pieces' kept ranges. candidates: the ranked points
+    searched (:class:`..transition.points.Candidate`), [] when the point was given.
+    """
+
+    junction: int
+    window: tuple
+    frame_a: int
+    frame_b: int
+    method: str
+    length: float
+    metrics: TransitionMetrics
+    candidates: list
+
+
+@dataclass
+class Composition:
+    """The composed clip and how it was made.
+
+    clip: one continuous clip on pieces[0]'s skeleton, frames numbered from
+    the first piece's first frame shown. With loop: a CLAMP loop (the last
+    frame closes the cycle, moved on by one cycle's travel).
+    segments: :class:`Segment` in playing order (with loop the first piece
+    opens and closes the cycle: it appears first and last).
+    transitions: :class:`ComposedTransition` per junction, in order.
+    numbers: plain floats, units in the names (see :func:`compose`).
+    notes: sentences: what was trimmed, the points chosen, junctions that fell back or stay visible, the loop's seam.
+    """
+
+    clip: object
+    segments: list
+    transitions: list
+    numbers: dict
+    notes: tuple
+    loop: bool
+
+
+@dataclass
+class _Made:
+    """A junction's transition and where it sits: positions are 0-based indices into the composition."""
+
+    transition: make.Transition
+    tail_first: int  # where the transition's clip starts in the composition
+    position_a: int  # where its point in the outgoing piece plays
+    blend_end: int  # index in the transition's clip where the incoming piece plays unblended, from its kept clip's index last_b on
+    last_b: int
+    root: int  # the travelling root the transition aligned
+    span: int  # blend frames
+    note: str  # why the junction fell back, "" when it did not
+
+
+def _label(piece, index):
+    return f"'{piece.name}'" if piece.name else f"piece {index + 1}"
+
+
+def _frame_number(value):
+    """True when ``value`` is a whole real number (a frame number)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value) and int(value) == value
+
+
+def _kept_clip(piece, index, reference, trim):
+    """The piece's range on ``reference``'s skeleton (its clip), and the seconds trimmed at (start, end). CompositionError if it does not fit."""
+    label = _label(piece, index)
+    clip = piece.clip
+    frames = clip.frames
+    first = frames[0] if piece.first is None else piece.first
+    last = frames[-1] if piece.last is None else piece.last
+    if not (_frame_number(first) and _frame_number(last)):
+        raise CompositionError(f"{label}: the range must be whole frame numbers or None, got {piece.first!r} to {piece.last!r}")
+    if last < first:
+        raise CompositionError(f"{label}: the range {first:g}-{last:g} is reversed: the last frame must come after the first")
+    if not frames[0] <= first <= last <= frames[-1]:
+        raise CompositionError(f"{label}: the range {first:g}-{last:g} is not inside the clip's frames {frames[0]:g}-{frames[-1]:g}")
+    kept = clip.slice_frames(int(first - frames[0]), int(last - frames[0]) + 1)
+    try:
+        kept.validate()
+    except ClipError as error:
+        raise CompositionError(f"{label}: {error}") from None
+    if reference is not None:
+        try:
+            kept = placing.on_skeleton(kept, reference.clip)
+        except TransitionError as error:  # its frame rate or bones
+            raise CompositionError(f"{label} cannot follow {_label(reference, 0)} (clip A: the first piece, clip B: {label}): {error}") from None
+    cut = trimming.idle_ends(kept) if trim else (0, 0)
+    kept = kept.slice_frames(cut[0], kept.num_frames - cut[1])
+    if kept.duration < MIN_PIECE_SECONDS:
+        trimmed = " after trimming its idle ends" if trim else ""
+        raise CompositionError(f"{label} keeps {kept.num_frames} frames{trimmed}, under the {MIN_PIECE_SECONDS:g} s a piece needs: give it a longer range")
+    return kept, (cut[0] * clip.dt, cut[1] * clip.dt)
+
+
+def _checked_junctions(junctions, count, pieces, loop):
+    """The junctions, one per handover, each checked (points are checked later against the kept ranges)."""
+    if junctions is None:
+        return [Junction() for _ in range(count)]
+    if isinstance(junctions, Junction) or not isinstance(junctions, (list, tuple)):
+        raise CompositionError(f"junctions must be a list of Junction or None, got {type(junctions).__name__}")
+    if len(junctions) != count:
+        rule = "as many as pieces with loop (the last closes the cycle)" if loop else "one fewer than the pieces"
+        raise CompositionError(f"{len(junctions)} junctions given for {len(pieces)} pieces: there must be {count}, {rule}")
+    for k, junction in enumerate(junctions):
+        if not isinstance(junction, Junction):
+            raise CompositionError(f"junction {k + 1} is a {type(junction).__name__}, not a Junction")
+        if junction.method not in make.METHODS:
+            raise CompositionError(f"junction {k + 1}: unknown method '{junction.method}' (one of {', '.join(make.METHODS)})")
+        length = junction.length
+        if length is not None and not (isinstance(length, numbers.Real) and np.isfinite(length) and length > 0):
+            raise CompositionError(f"junction {k + 1}: the blend length must be a positive number of seconds or None (chosen), got {length!r}")
+        at = junction.at
+        if isinstance(at, str):
+            if at != "auto":
+                raise CompositionError(f"junction {k + 1}: the point must be 'auto' or (frame_a, frame_b), got {at!r}")
+        elif not (isinstance(at, (list, tuple)) and len(at) == 2 and all(_frame_number(frame) for frame in at)):
+            raise CompositionError(f"junction {k + 1}: the point must be 'auto' or (frame_a, frame_b) whole frame numbers, got {at!r}")
+    return list(junctions)
+
+
+def _check_point(junction, k, kept, labels, trimmed):
+    """CompositionError unless a given point lies in the two pieces' kept ranges."""
+    if isinstance(junction.at, str):
+        return
+    for frame, clip, label in zip(junction.at, kept, labels):
+        if not clip.frames[0] <= frame <= clip.frames[-1]:
+            why = " (after trimming its idle ends)" if trimmed else ""
+            raise CompositionError(f"junction {k + 1}: frame {frame:g} is not in {label}'s kept frames {clip.frames[0]:g}-{clip.frames[-1]:g}{why}")
+
+
+def _transition(tail, head, junction, align, lock_feet, reach):
+    """make_transition with the junction's settings; if its method or length does not fit, the chosen ones, and why.
+
+    reach: seconds at the end of ``tail`` (and the start of ``head``) an automatic point is searched in.
+    """
+    at = junction.at if isinstance(junction.at, str) else tuple(int(frame) for frame in junction.at)
+    try:
+        return make.make_transition(tail, head, at, junction.method, junction.length, align=align, lock_feet=lock_feet, reach=reach), ""
+    except TransitionError as error:
+        if junction.method == "AUTO" and junction.length is None:
+            raise
+        asked = f"{junction.method} {'chosen length' if junction.length is None else f'{junction.length:g} s'}"
+        made = make.make_transition(tail, head, at, align=align, lock_feet=lock_feet, reach=reach)
+        return made, f"{asked} did not fit ({error}), fell back to the method and length chosen"
+
+
+def _joined(parts, first_frame):
+    """One clip of ``parts`` = (clip, start, stop) index ranges played one after the other, frames numbered from ``first_frame``."""
+    pieces = [clip.slice_frames(start, stop) for clip, start, stop in parts]
+    count = sum(piece.num_frames for piece in pieces)
+    return pieces[0].with_channels(frames=first_frame + np.arange(count, dtype=float),
+                                   location=np.concatenate([piece.location for piece in pieces]),
+                                   rotation=quat.unroll(np.concatenate([piece.rotation for piece in pieces])),
+                                   scale=np.concatenate([piece.scale for piece in pieces]))
+
+
+def _last_parts(parts, frames):
+    """The (clip, start, stop) ranges holding the last ``frames`` frames of ``parts``, in order."""
+    taken = []
+    for clip, start, stop in reversed(parts):  # only the few parts the tail reaches
+        if frames <= 0:
+            break
+        size = min(frames, stop - start)
+        taken.append((clip, stop - size, stop))
+        frames -= size
+    return taken[::-1]
+
+
+def _drop_last(parts, frames):
+    """Remove the last ``frames`` frames from ``parts`` in place."""
+    while frames > 0:
+        clip, start, stop = parts.pop()
+        if stop - start > frames:
+            parts.append((clip, start, stop - frames))
+        frames -= stop - start
+
+
+def _junction(parts, total, start, first_number, clip_b, junction, label_a, align, lock_feet):
+    """The transition from the composition so far into ``clip_b``, as a :class:`_Made`.
+
+    parts, total: the composition so far and its length in frames; start:
+    where the outgoing piece plays unblended (after the transition into it);
+    first_number: the frame number position 0 would have in the outgoing
+    piece's numbering, so that its frames keep their own numbers in the tail.
+    """
+    fps = clip_b.fps
+    if total - start < round(MIN_TAIL_SECONDS * fps):
+        raise CompositionError(f"{label_a} shows only {total - start} frames after the transition into it, under the "
+                               f"{MIN_TAIL_SECONDS:g} s needed to transition out of it: give it a longer range")
+    if not isinstance(junction.at, str) and junction.at[0] - first_number < start:
+        raise CompositionError(f"frame {junction.at[0]:g} of {label_a} plays before the transition into it ends "
+                               f"(frame {first_number + start:g}): give a later point")
+    tail_first, made = start, None
+    while True:
+        tail = _joined(_last_parts(parts, total - tail_first), first_number + tail_first)
+        if made is None:
+            # Near the junction: in the later half of what the outgoing piece plays on its own (up to the engine's reach).
+            reach = min(REACH_SECONDS, max(0.5 * (total - start) / fps, MIN_TAIL_SECONDS))
+            made, note = _transition(tail, clip_b, junction, align, lock_feet, reach)
+        else:  # the same blend with more of the composition before it
+            made = make.make_transition(tail, clip_b, (made.frame_a, made.frame_b), made.method, made.length, align=align, lock_feet=lock_feet)
+        if made.window[0] > 0 or tail_first == 0:
+            break
+        # The foot lock reaches the tail's first frame (a stance held since the transition before): give it room.
+        tail_first = max(tail_first - round(REACH_BACK_SECONDS * fps), 0)
+    position_a = int(made.frame_a - first_number)
+    if position_a < start:
+        raise CompositionError(f"{label_a} is too short: the transition out of it would start inside the one into it; give it a longer range")
+    span = round(made.length * fps)
+    last_b = int(made.frame_b - clip_b.frames[0]) + span if made.path is None else int(made.path[-1, 1] - clip_b.frames[0])
+    return _Made(made, tail_first, position_a, position_a - tail_first + span, last_b, placing.travel_root(tail, clip_b), span, note)
+
+
+def _seam_frame(positions, dt, reference, first, last):
+    """The index in ``first..last`` (inclusive) where the first piece moves least against its own motion: the loop's seam."""
+    candidates = np.arange(first, last + 1)
+    return int(candidates[np.argmin((seam.accelerations(positions, dt, candidates) / reference).max(axis=1))])
+
+
+def _measured(clip, made, offset, clip_a, clip_b, positions):
+    """The junction's :class:`TransitionMetrics` in the composed ``clip`` (``offset``: the composition's position of its frame 0).
+
+    Measured on the stretch the transition was made on (contacts are found
+    relative to the lowest the feet go there), against the kept pieces.
+    """
+    transition = made.transition
+    first, last = (made.tail_first - offset + edge for edge in transition.window)
+    low = max(min(made.tail_first - offset, first - MEASURE_MARGIN), 0)
+    high = min(max(made.tail_first - offset + transition.clip.num_frames, last + MEASURE_MARGIN + 1), clip.num_frames)
+    position_a = made.position_a - offset
+    around = blend.TransitionResult(clip.slice_frames(low, high), (first - low, last - low), position_a - low,
+                                    int(transition.frame_b - clip_b.frames[0]), position_a + made.span - low, made.last_b,
+                                    made.root, transition.method)
+    return measure.transition_metrics(around, clip_a, clip_b, positions)
+
+
+def _summary_numbers(clip, transitions, trimmed):
+    """The composition's :attr:`Composition.numbers` (the loop's are added by the caller)."""
+    found = [t.metrics for t in transitions]
+    return {
+        "duration_s": float(clip.duration),
+        "trimmed_s": float(sum(start + end for start, end in trimmed)),
+        "worst_visibility": max(m.visibility for m in found),
+        "root_speed_jump": max(m.root_speed_jump for m in found),
+        "clips_root_speed_jump": max(m.clips_root_speed_jump for m in found),
+        "root_speed_jump_ratio": max(m.root_speed_jump / max(m.clips_root_speed_jump, 1e-9) for m in found),
+        "heading_rate_rad_s": max(m.heading_rate for m in found),
+        "clips_heading_rate_rad_s": max(m.clips_heading_rate for m in found),
+        # The largest turn in one frame beyond what the two pieces turn in one frame themselves: 0 is no snap.
+        "heading_snap_rad": max(max(m.heading_rate - m.clips_heading_rate, 0.0) * clip.dt for m in found),
+        "skating_ratio": max(m.skating / max(m.clips_skating, 1e-9) for m in found),
+    }
+
+
+def compose(pieces, junctions=None, loop=False, trim=False, align=True, lock_feet=True):
+    """Pieces of clips into one continuous clip, each junction a transition (see the module), as a :class:`Composition`.
+
+    pieces: :class:`Piece` list, at least 2 (1 with loop: a clip looped
+    through a transition into itself), all at one frame rate and with every
+    bone of the first piece (matched by name; the result is on its skeleton).
+    junctions: None (every junction :class:`Junction`'s defaults) or one per
+    handover: len(pieces) - 1, or len(pieces) with loop (the last closes the
+    cycle). loop: close the composition into a CLAMP loop whose travel
+    accumulates (Make Loop's TRAVEL seam). trim: cut idle frames at each
+    piece's ends (see :mod:`.trim`). align: place every piece where the
+    previous one leaves the character (floor position and heading; height
+    untouched); False keeps each where it stands. lock_feet: planted feet stay planted.
+
+    numbers: duration_s and trimmed_s (seconds); over the junctions, the
+    worst of worst_visibility (window acceleration over the pieces' typical
+    one for runs as long), root_speed_jump and clips_root_speed_jump (length
+    units per second), root_speed_jump_ratio, heading_rate_rad_s and
+    clips_heading_rate_rad_s, heading_snap_rad (the largest turn in one
+    frame beyond the pieces' own, 0: none) and skating_ratio (toe skating
+    over the pieces'). With loop also seam_visibility (the cycle played
+    twice: the wrap's acceleration over the first piece's typical one) and
+    travel_per_cycle_m (the root's horizontal displacement per cycle, the
+    clips' unit). CompositionError (one line) for input that does not fit.
+    """
+    if isinstance(pieces, Piece) or not isinstance(pieces, (list, tuple)):
+        raise CompositionError(f"pieces must be a list of Piece, got {type(pieces).__name__}")
+    if len(pieces) < (1 if loop else 2):
+        raise CompositionError(f"a composition needs at least {'one piece to loop' if loop else 'two pieces'}, got {len(pieces)}")
+    for k, piece in enumerate(pieces):
+        if not isinstance(piece, Piece) or not hasattr(piece.clip, "frames"):
+            raise CompositionError(f"piece {k + 1} must be a Piece holding a clip, got {type(piece).__name__}")
+    labels = [_label(piece, k) for k, piece in enumerate(pieces)]
+    count = len(pieces) if loop else len(pieces) - 1
+    junctions = _checked_junctions(junctions, count, pieces, loop)
+    kept, trimmed = zip(*(_kept_clip(piece, k, pieces[0] if k else None, trim) for k, piece in enumerate(pieces)))
+    following = [(k + 1) % len(pieces) for k in range(count)]
+    for k, junction in enumerate(junctions):
+        _check_point(junction, k, (kept[k], kept[following[k]]), (labels[k], labels[following[k]]), trim)
+
+    # The composition so far: (clip, start, stop) ranges; the outgoing piece plays unblended from `start` on.
+    parts, total, start, made = [(kept[0], 0, kept[0].num_frames)], kept[0].num_frames, 0, []
+    first_number = int(kept[0].frames[0])
+    for k, junction in enumerate(junctions):
+        try:
+            junction_made = _junction(parts, total, start, first_number, kept[following[k]], junction, labels[k], align, lock_feet)
+        except TransitionError as error:
+            raise CompositionError(f"junction {k + 1} ({labels[k]} -> {labels[following[k]]}): {error}") from None
+        except CompositionError as error:
+            raise CompositionError(f"junction {k + 1}: {error}") from None
+        _drop_last(parts, total - junction_made.tail_first)
+        transition_clip = junction_made.transition.clip
+        parts.append((transition_clip, 0, transition_clip.num_frames))
+        start = junction_made.tail_first + junction_made.blend_end
+        total = junction_made.tail_first + transition_clip.num_frames
+        first_number = int(kept[following[k]].frames[junction_made.last_b]) - start
+        made.append(junction_made)
+
+    names = kept[0].bone_names
+    positions = [measure.clip_positions(clip, names) for clip in kept]
+    dt = kept[0].dt
+    notes = [f"{label}: trimmed {start_s:.2f} s idle at the start and {end_s:.2f} s at the end"
+             for label, (start_s, end_s) in zip(labels, trimmed)] if trim else []
+    opening = 0
+    if loop:
+        # The seam: a frame of the first piece between the transition into it (closing the cycle) and the one out of it,
+        # where neither changed it if there is one, else where the Make Loop stitch closes the difference.
+        closing = made[-1]
+        untouched = closing.last_b + max(closing.tail_first + closing.transition.window[1] + 1 - start, 0)
+        changed = min(m.tail_first + m.transition.window[0] for m in made)
+        first_reference = seam.baseline(positions[0], dt).acceleration  # the seam shows the first piece's motion: its yardstick
+        for first, last in ((untouched, changed - 1), (closing.last_b, made[0].position_a)):
+            if last - first >= 2 * SEAM_GUARD:
+                opening = _seam_frame(positions[0], dt, first_reference, first + SEAM_GUARD, last - SEAM_GUARD)
+                break
+        else:
+            raise CompositionError(f"{labels[0]} is too short to hold the loop's seam between the transition into it and the one out of it: "
+                                   "give the first piece a longer range")
+        if not untouched + SEAM_GUARD <= opening < changed - SEAM_GUARD:
+            notes.append(f"loop: the transitions change every frame of {labels[0]} between them; the seam's difference is stitched")
+        _drop_last(parts, total - (start + opening + 1 - closing.last_b))
+    clip = _joined(parts, kept[0].frames[opening] - opening).slice_frames(opening, None)
+    root_mode = ""
+    if loop:
+        # The wrap is a frame of the first piece's own motion: no offset for a foot lock to hide, whose
+        # re-solved legs would only disturb the transitions' own (measured: junction visibility 1.00 -> 1.31).
+        looped = make_loop(clip, clip.frames[0], clip.frames[-1], root_mode="AUTO", root_bone=names[made[-1].root], lock_feet=False)
+        clip, root_mode = looped.clip, looped.root_mode
+
+    segments, transitions = [], []
+    out_first, source_first = 0, int(kept[0].frames[opening])
+    for k, (junction_made, junction) in enumerate(zip(made, junctions)):
+        transition, b = junction_made.transition, following[k]
+        position_a = junction_made.position_a - opening
+        segments.append(Segment(k, pieces[k].name, source_first, int(transition.frame_a), out_first, position_a))
+        out_first, source_first = position_a + 1, int(transition.frame_b) + 1
+        metrics = _measured(clip, junction_made, opening, kept[k], kept[b], (positions[k], positions[b]))
+        window = tuple(junction_made.tail_first - opening + edge for edge in transition.window)
+        transitions.append(ComposedTransition(k, window, int(transition.frame_a), int(transition.frame_b), transition.method,
+                                              transition.length, metrics, transition.candidates))
+        how = "given" if not isinstance(junction.at, str) else "chosen"
+        notes.append(f"junction {k + 1} {labels[k]} -> {labels[b]}: frames {transition.frame_a} -> {transition.frame_b} ({how}), "
+                     f"{transition.method} {transition.length:g} s")
+        if junction_made.note:
+            notes.append(f"junction {k + 1}: {junction_made.note}")
+        if make.criteria_ratios(metrics).max() > 1.0:
+            notes.append(f"junction {k + 1} stays visible: {metrics.summary()}")
+    last_piece = 0 if loop else len(pieces) - 1
+    source_last = int(kept[0].frames[opening]) if loop else int(kept[-1].frames[-1])
+    segments.append(Segment(last_piece, pieces[last_piece].name, source_first, source_last, out_first, clip.num_frames - 1))
+
+    numbers = _summary_numbers(clip, transitions, trimmed)
+    if loop:
+        travel_root = made[-1].root if root_mode == "TRAVEL" else None
+        played = seam.chained_positions(clip, travel_root, cycles=2)
+        numbers["seam_visibility"] = seam.played_visibility(played, dt, [clip.num_frames - 1], first_reference)
+        numbers["travel_per_cycle_m"] = float(np.linalg.norm(seam.chain(clip, travel_root)[:2, 3]))
+        notes.append(f"loop: the cycle opens and closes on frame {source_last} of {labels[0]} (root {root_mode}), "
+                     f"seam visibility {numbers['seam_visibility']:.2f}, travel {numbers['travel_per_cycle_m']:.2f} per cycle")
+    return Composition(clip, segments, transitions, numbers, tuple(notes), bool(loop))

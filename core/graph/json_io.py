@@ -1,0 +1,81 @@
+"""A motion graph as JSON: what ``python -m loopsmith graph`` writes and ``synth`` reads.
+
+Schema (version 1); frames are the clips' own frame numbers, times seconds::
+
+    {
+      "version": 1,
+      "clips": [{"name": str, "frames": int (how many), "fps": float, "first_frame": int,
+                 "path": str, "sha256": str (both added by the caller that read the files)}, ...],
+      "nodes": [{"id": int (its index), "clip": int (index into clips), "frame": int}, ...],
+      "edges": [{"from": int (node id), "to": int (node id), "kind": "clip" | "transition",
+                 "cost": float (transition: windowed distance / threshold, 0 to 1; clip: 0),
+                 "frames": int (clip: frames played from the node's frame to the next node's;
+                                transition: its blend and hold, which land that many frames
+                                after the frame of the other clip it blends into)}, ...],
+      "stats": {"threshold": float, "rule": str, "sampled_pairs": int,
+                "percentiles": {"1": float, ...}, "histogram": {"edges": [float], "counts": [int]},
+                "pairs_compared": int, "candidates": int, "transitions_before_pruning": int,
+                "transitions_after_pruning": int, "nodes_before_pruning": int, "nodes_after_pruning": int,
+                "frames_in_graph": int, "library_frames": int, "seconds": float},
+      "settings": {"fps": float, "window_frames": int, "separation_frames": int, "blend_frames": int,
+                   "hold_frames": int, "min_jump_frames": int, "joints": [str]}
+    }
+
+Distances are squared feature distances (see :mod:`.build`). Nodes are
+sorted by clip, then frame; edges by their ``from`` node.
+"""
+
+import numbers
+
+from ..errors import CompositionError
+from .build import MotionGraph
+
+VERSION = 1
+_CLIP_KEYS = ("name", "frames", "fps", "first_frame")
+_EDGE_KINDS = ("clip", "transition")
+
+
+def graph_to_json(graph):
+    """The graph as a JSON-ready dict (see the module's schema)."""
+    return {"version": VERSION, "clips": [dict(clip) for clip in graph.clips], "nodes": [dict(node) for node in graph.nodes],
+            "edges": [dict(edge) for edge in graph.edges], "stats": dict(graph.stats), "settings": dict(graph.settings)}
+
+
+def _whole(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def graph_from_json(data):
+    """A :class:`.build.MotionGraph` from :func:`graph_to_json`'s dict; CompositionError naming the first thing wrong."""
+    if not isinstance(data, dict):
+        raise CompositionError(f"a motion graph must be a JSON object, got {type(data).__name__}")
+    if data.get("version") != VERSION:
+        raise CompositionError(f"motion graph version {data.get('version')!r} is not supported (this Loopsmith reads version {VERSION})")
+    for key in ("clips", "nodes", "edges"):
+        if not isinstance(data.get(key), list):
+            raise CompositionError(f"the motion graph has no '{key}' list")
+    for k, clip in enumerate(data["clips"]):
+        if not isinstance(clip, dict) or any(key not in clip for key in _CLIP_KEYS):
+            raise CompositionError(f"clip {k} of the motion graph needs {', '.join(_CLIP_KEYS)}")
+    clips = len(data["clips"])
+    for k, node in enumerate(data["nodes"]):
+        if not isinstance(node, dict) or node.get("id") != k or not _whole(node.get("clip")) or not 0 <= node["clip"] < clips \
+                or not _whole(node.get("frame")):
+            raise CompositionError(f"node {k} of the motion graph must be {{'id': {k}, 'clip': 0..{clips - 1}, 'frame': a whole number}}")
+        clip = data["clips"][node["clip"]]
+        if not clip["first_frame"] <= node["frame"] < clip["first_frame"] + clip["frames"]:
+            raise CompositionError(f"node {k} of the motion graph is at frame {node['frame']}, outside clip '{clip['name']}'")
+    nodes = len(data["nodes"])
+    for k, edge in enumerate(data["edges"]):
+        if not isinstance(edge, dict) or edge.get("kind") not in _EDGE_KINDS or not all(_whole(edge.get(key)) for key in ("from", "to", "frames")) \
+                or not isinstance(edge.get("cost"), numbers.Real):
+            raise CompositionError(f"edge {k} of the motion graph needs 'from', 'to', 'frames' (whole numbers), 'cost' and 'kind' (clip or transition)")
+        if not (0 <= edge["from"] < nodes and 0 <= edge["to"] < nodes):
+            raise CompositionError(f"edge {k} of the motion graph joins nodes {edge['from']} and {edge['to']}, but there are {nodes}")
+        if edge["frames"] < 1:
+            raise CompositionError(f"edge {k} of the motion graph plays {edge['frames']} frames: it must play at least one")
+    settings = data.get("settings")
+    if not isinstance(settings, dict) or not all(isinstance(settings.get(key), numbers.Real) for key in ("fps", "blend_frames")):
+        raise CompositionError("the motion graph's 'settings' must give 'fps' and 'blend_frames'")
+    return MotionGraph(clips=[dict(clip) for clip in data["clips"]], nodes=[dict(node) for node in data["nodes"]],
+                       edges=[dict(edge) for edge in data["edges"]], stats=dict(data.get("stats", {})), settings=dict(settings))

@@ -1,0 +1,161 @@
+"""The library scan: every window pair's distance, in blocks, keeping only local minima under a threshold.
+
+The clips' pose features are laid end to end with ``pad`` rows of zeros
+between them (and at both ends) whose squared norm is :data:`PAD_NORM`: a
+window that crosses from one clip into the next, or past either end, sums at
+least that much, so one product over the whole library never matches
+across a cut. The map of windowed distances ``W[i, j]`` (see
+:mod:`..transition.distance`) is symmetric, so only blocks on or above the
+diagonal are computed. Each block is one float32 product of the block's
+frames with a halo of ``separation`` window starts on every side; in its
+row-major buffer a diagonal step is a flat shift by one row plus one
+column, so the window sums and the local-minimum test are contiguous
+one-dimensional passes (the last columns of each row read the next row:
+they are halo or ignored). Memory: a few block buffers per worker and the
+candidates the caller keeps, whatever the library's size.
+"""
+
+import itertools
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+BLOCK = 1020  # window starts per block side: a multiple of 6 (0.2 s at 30 fps) so halos stay small; 4 MB float32 per buffer
+PAD_NORM = 1e18  # squared norm of the padding rows: far above any pose distance, far below float32's range when summed
+MERGE_EVERY = 1 << 16  # candidates gathered from blocks before the caller's rule thins them again
+WORKERS = 2  # threads, each on whole blocks: numpy's passes run on one core each, the product on BLAS's threads
+
+
+def padded_features(features, pad):
+    """The clips' features ``[(F_c, K)]`` laid end to end with ``pad`` padding rows around each, as product operands.
+
+    Returns (left ``(N, K + 2)``, right ``(N, K + 2)`` float32 whose row
+    products are the squared distances of the rows, starts ``(C,)`` row of
+    each clip's first frame). Features are centred on their mean first (the
+    distances do not change, float32 keeps more digits).
+    """
+    mean = np.concatenate(features).mean(axis=0, dtype=float)
+    total = sum(len(f) for f in features) + pad * (len(features) + 1)
+    width = features[0].shape[1]
+    left = np.zeros((total, width + 2), dtype=np.float32)
+    right = np.zeros((total, width + 2), dtype=np.float32)
+    starts = np.zeros(len(features), dtype=int)
+    row = pad
+    for index, f in enumerate(features):
+        centred = (f - mean).astype(np.float32)
+        left[row:row + len(f), :width] = -2.0 * centred
+        right[row:row + len(f), :width] = centred
+        norms = np.einsum("ik,ik->i", centred, centred)
+        left[row:row + len(f), width], right[row:row + len(f), width + 1] = norms, norms
+        starts[index] = row
+        row += len(f) + pad
+    is_pad = np.ones(total, dtype=bool)
+    for start, f in zip(starts, features):
+        is_pad[start:start + len(f)] = False
+    left[is_pad, width] = right[is_pad, width + 1] = PAD_NORM
+    left[:, width + 1] = right[:, width] = 1.0
+    return left, right, starts
+
+
+def _window_sums(flat, stride, window):
+    """``y[k] = sum_t flat[k + t (stride + 1)]`` for t < window: sums down the diagonals of a row-major ``(R, stride)`` array.
+
+    Sums over spans that double (1, 2, 4 ... frames) are added for the
+    binary digits of ``window`` (as in :mod:`..transition.distance`), each a
+    contiguous pass; ``y`` is ``(window - 1) (stride + 1)`` entries shorter.
+    """
+    step = stride + 1
+    total, offset, span, remaining = None, 0, 1, window
+    while remaining:
+        if remaining & 1:
+            piece = flat[offset * step:]
+            total = piece if total is None else np.add(total[:len(piece)], piece[:len(total)])
+            offset += span
+        remaining >>= 1
+        if remaining:
+            flat = np.add(flat[:-span * step], flat[span * step:])  # now each entry sums 2 span frames
+            span *= 2
+    return total
+
+
+def _sliding_min(flat, shift, size):
+    """``y[k] = min(flat[k + t shift])`` for t < size (the last ``(size - 1) shift`` entries dropped), in log2(size) passes."""
+    span = 1
+    while 2 * span <= size:
+        flat = np.minimum(flat[:-span * shift], flat[span * shift:])
+        span *= 2
+    rest = size - span
+    return np.minimum(flat[:-rest * shift], flat[rest * shift:]) if rest else flat
+
+
+def scan_block(left, right, rows, cols, window, separation, threshold):
+    """Local minima under ``threshold`` of the windowed map over window starts ``rows = (r0, r1)`` x ``cols = (c0, c1)``.
+
+    A local minimum is no higher than any entry within ``separation`` starts
+    in both directions. The rows and columns of the product reach
+    ``separation`` starts beyond the block on each side (the callers keep
+    them inside the padded features). Returns (i ``(P,)``, j ``(P,)`` window
+    starts, costs ``(P,)`` float32); minima are more than ``separation``
+    apart, so P is at most the block's area over ``(separation + 1)^2``.
+    """
+    (r0, r1), (c0, c1) = rows, cols
+    s = separation
+    a = left[r0 - s:r1 + s + window - 1]
+    b = right[c0 - s:c1 + s + window - 1]
+    width = len(b)
+    product = np.empty(len(a) * width, dtype=np.float32)
+    np.matmul(a, b.T, out=product.reshape(len(a), width))
+    sums = _window_sums(product, width, window)
+    del product
+    neighbourhood = _sliding_min(_sliding_min(sums, 1, 2 * s + 1), width, 2 * s + 1)
+    # Centres: entry (i + s, j + s) of the halo, for block rows i < r1 - r0 and columns j < c1 - c0.
+    count = (r1 - r0 - 1) * width + (c1 - c0)
+    centre = sums[s * width + s:s * width + s + count]
+    np.minimum(neighbourhood[:count], threshold, out=neighbourhood[:count])
+    found = np.flatnonzero(centre <= neighbourhood[:count])
+    i, j = np.divmod(found, width)
+    inside = j < c1 - c0  # the other columns wrapped into the next row
+    return i[inside] + r0, j[inside] + c0, centre[found[inside]]
+
+
+def block_ranges(first, stop, block=BLOCK):
+    """``[(start, stop)]`` of the blocks covering window starts ``first .. stop - 1``."""
+    return [(start, min(start + block, stop)) for start in range(first, stop, block)]
+
+
+def scan(left, right, window, separation, threshold, keep, progress=None, block=BLOCK, workers=WORKERS):
+    """Every block on or above the diagonal of the library's windowed map: its local minima under ``threshold``.
+
+    Window starts run over ``separation .. N - window - separation`` of the
+    padded features (see :func:`padded_features`). keep(i, j, costs) ->
+    (i, j, costs): applied to each block's minima, and to all kept so far
+    (in block order) whenever they pass :data:`MERGE_EVERY`: what it keeps
+    bounds the memory. progress(done, total): called
+    after each block, from the calling thread. Returns (i, j, costs) as
+    ``keep`` last left them; pairs below the diagonal of diagonal blocks
+    are there too (``keep`` drops them).
+    """
+    ranges = block_ranges(separation, len(left) - window + 1 - separation, block)
+    pairs = ((rows, cols) for index, rows in enumerate(ranges) for cols in ranges[index:])
+    total = len(ranges) * (len(ranges) + 1) // 2
+    kept, pending = [], 0
+
+    def one(pair):
+        return keep(*scan_block(left, right, *pair, window, separation, threshold))
+
+    # Threads for the passes numpy runs on one core; a few blocks in flight at a time (memory), merged in block
+    # order, so the outcome never depends on timing.
+    done, in_flight = 0, 8 * max(1, workers)
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        while chunk := list(itertools.islice(pairs, in_flight)):
+            for found in pool.map(one, chunk):
+                kept.append(found)
+                pending += len(found[2])
+                if pending > MERGE_EVERY:
+                    kept, pending = [keep(*(np.concatenate(parts) for parts in zip(*kept)))], 0
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+    if not kept:
+        return np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty(0, dtype=np.float32)
+    return keep(*(np.concatenate(parts) for parts in zip(*kept)))

@@ -1,0 +1,260 @@
+"""Synthesis from a motion graph: paths through it, rendered into one continuous clip.
+
+A path is a list of the graph's edges (dicts as in ``graph.edges``, each
+with its index as ``"index"``), followed one after the other: each starts at
+the node where the previous one ended. Its last edge may be cut short
+(``"frames"`` fewer than the graph's, ``"cut": True``; a transition keeps
+its blend). Rendered, a path
+lasts ``sum(edge["frames"]) / fps`` seconds: a clip edge plays its frames,
+a transition its blend and the hold after it (see :mod:`.build`), whatever
+blend length the transition engine then chooses up to the graph's.
+"""
+
+import dataclasses
+import heapq
+
+import numpy as np
+
+from ..compose.sequence import Composition, Junction, Piece, Segment, compose
+from ..errors import CompositionError
+from ..transition.make import criteria_ratios
+from .build import MotionGraph, strongly_connected
+
+MIN_DWELL_SECONDS = 1.0  # path_via plays at least this much of each target clip it reaches
+ATTEMPTS = 8  # walks synthesize draws at most, each without the transitions the ones before showed too visible
+
+
+def _out_edges(graph):
+    """Each node's outgoing edge indices, in edge order."""
+    out = [[] for _ in graph.nodes]
+    for index, edge in enumerate(graph.edges):
+        out[edge["from"]].append(index)
+    return out
+
+
+def _step(graph, index, frames=None):
+    edge = dict(graph.edges[index], index=index)
+    if frames is not None and frames < edge["frames"]:
+        edge.update(frames=int(frames), cut=True)
+    return edge
+
+
+def _frames_for(graph, seconds, what):
+    if not (isinstance(seconds, (int, float)) and np.isfinite(seconds) and seconds > 0):
+        raise CompositionError(f"the {what} must be a positive number of seconds, got {seconds!r}")
+    return int(round(seconds * graph.settings["fps"]))
+
+
+def _clip_edge(graph, out, node):
+    """The index of the clip edge out of ``node``, or None at a clip's last node."""
+    return next((index for index in out[node] if graph.edges[index]["kind"] == "clip"), None)
+
+
+def random_walk(graph, seconds, seed):
+    """A random path lasting ``seconds`` (within half the graph's blend): the same seed, the same path.
+
+    It starts on a clip edge from a node drawn at random, then at each node
+    takes one of its edges at random, until the next one would play past
+    ``seconds``: a clip edge is then cut to end on time; rather than a
+    transition the clip plays on, but at a clip's last node, where only
+    transitions leave, the walk takes one cut after its blend (or its
+    hold's first frames) or stops, whichever ends nearer the time asked:
+    within half a blend of it.
+    """
+    total = _frames_for(graph, seconds, "duration")
+    out = _out_edges(graph)
+    starts = [node for node in range(len(graph.nodes)) if _clip_edge(graph, out, node) is not None]
+    if not starts:
+        raise CompositionError("the motion graph has no clip edges to walk")
+    rng = np.random.default_rng(seed)
+    node = starts[int(rng.integers(len(starts)))]
+    path, remaining = [], total
+    choice = _clip_edge(graph, out, node)
+    while remaining > 0:
+        edge = graph.edges[choice]
+        if edge["kind"] == "transition" and edge["frames"] > remaining and _clip_edge(graph, out, node) is not None:
+            choice = _clip_edge(graph, out, node)  # the transition would play past the end: play on in this clip instead
+            continue
+        if edge["kind"] == "transition" and edge["frames"] > remaining:
+            # At a clip's last node near the end: a transition cut after its blend, or none, whichever ends nearer the time asked.
+            blend = graph.settings["blend_frames"]
+            if 2 * remaining >= blend:
+                path.append(_step(graph, choice, max(remaining, blend)))
+            break
+        path.append(_step(graph, choice, remaining))
+        remaining -= path[-1]["frames"]
+        node = edge["to"]
+        choice = out[node][int(rng.integers(len(out[node])))]
+    return path
+
+
+def _targets(graph, target):
+    """Clip indices (in the graph) a target names: the clip called exactly that, else every clip whose name holds it."""
+    present = sorted({node["clip"] for node in graph.nodes})
+    exact = [c for c in present if graph.clips[c]["name"] == target]
+    if exact:
+        return set(exact)
+    found = {c for c in present if str(target).lower() in graph.clips[c]["name"].lower()}
+    if not found:
+        names = ", ".join(graph.clips[c]["name"] for c in present)
+        raise CompositionError(f"no clip in the motion graph is called or contains '{target}' (it holds {names})")
+    return found
+
+
+def _shortest(graph, out, source, goal_clips):
+    """Edge indices of the cheapest path from ``source`` into a clip of ``goal_clips`` (Dijkstra; ties: fewer frames, then lower ids)."""
+    best, back = {source: (0.0, 0)}, {}
+    heap = [(0.0, 0, source)]
+    while heap:
+        cost, frames, node = heapq.heappop(heap)
+        if (cost, frames) > best[node]:
+            continue
+        if graph.nodes[node]["clip"] in goal_clips:
+            path = []
+            while node != source:
+                path.append(back[node])
+                node = graph.edges[back[node]]["from"]
+            return path[::-1]
+        for index in out[node]:
+            edge = graph.edges[index]
+            key = (cost + edge["cost"], frames + edge["frames"])
+            if edge["to"] not in best or key < best[edge["to"]]:
+                best[edge["to"]], back[edge["to"]] = key, index
+                heapq.heappush(heap, (*key, edge["to"]))
+    return None
+
+
+def path_via(graph, targets, seconds=None):
+    """A path that plays the target clips in order, reaching each by the cheapest path (Dijkstra on edge costs).
+
+    targets: clip names, or parts of names ("walk", "run", "bow": every clip
+    whose name holds it counts). It starts at the first target's first node
+    and plays each target for at least :data:`MIN_DWELL_SECONDS` (with
+    ``seconds``, an equal share of it each), along its clip edges: a target
+    clip ends sooner only at its last node. The last one is cut to end on
+    time. CompositionError for a target no clip matches or cannot reach.
+    """
+    if isinstance(targets, str) or not targets:
+        raise CompositionError(f"targets must be a list of clip names or parts of names, got {targets!r}")
+    dwell = int(round(MIN_DWELL_SECONDS * graph.settings["fps"]))
+    if seconds is not None:
+        dwell = max(dwell, _frames_for(graph, seconds, "duration") // len(targets))
+    goals = [_targets(graph, target) for target in targets]
+    out = _out_edges(graph)
+    node = next((n for n, entry in enumerate(graph.nodes) if entry["clip"] in goals[0] and _clip_edge(graph, out, n) is not None), None)
+    if node is None:
+        raise CompositionError(f"no clip matching '{targets[0]}' can be played in the motion graph")
+    path = []
+    for k, goal in enumerate(goals):
+        if k and graph.nodes[node]["clip"] not in goal:
+            route = _shortest(graph, out, node, goal)
+            if route is None:
+                raise CompositionError(f"'{targets[k]}' cannot be reached from '{targets[k - 1]}' in the motion graph")
+            path += [_step(graph, index) for index in route]
+            node = graph.edges[route[-1]]["to"]
+        last, dwelt = k == len(goals) - 1, 0
+        while dwelt < dwell:
+            index = _clip_edge(graph, out, node)
+            if index is None:
+                break
+            edge = _step(graph, index, dwell - dwelt if last else None)
+            path.append(edge)
+            dwelt += edge["frames"]
+            node = edge["to"]
+    return path
+
+
+def _stays(graph, path):
+    """The path as stays in one clip: [clip index, entry frame, exit frame] and the junctions (frame out, frame in) between them.
+
+    A transition's blend and hold play the other clip from its frame in (see :mod:`.build`).
+    """
+    if not path:
+        raise CompositionError("the path is empty: nothing to render")
+    first = graph.nodes[path[0]["from"]]
+    stays, junctions = [[first["clip"], first["frame"], first["frame"]]], []
+    for k, edge in enumerate(path):
+        source, target = graph.nodes[edge["from"]], graph.nodes[edge["to"]]
+        if source["clip"] != stays[-1][0] or source["frame"] != stays[-1][2]:
+            raise CompositionError(f"edge {k} of the path starts at node {edge['from']}, not where the previous edge ended")
+        if edge["kind"] == "clip":
+            stays[-1][2] = source["frame"] + edge["frames"]
+        else:
+            entry = target["frame"] - graph.edges[edge["index"]]["frames"]  # the frame of the other clip the blend starts from
+            junctions.append((source["frame"], entry))
+            stays.append([target["clip"], entry, entry + edge["frames"]])
+    return stays, junctions
+
+
+def render(graph, clips, path, method="AUTO", length=None):
+    """The path played as one continuous clip: a :class:`..compose.sequence.Composition`.
+
+    clips: the graph's clips, in its order. Each stay in a clip is a piece,
+    each transition a junction at its frames. method: the transitions' method (see
+    :func:`..transition.make.make_transition`). length: seconds, at most the
+    graph's blend; None: chosen by the engine up to it.
+    """
+    if len(clips) != len(graph.clips):
+        raise CompositionError(f"the motion graph has {len(graph.clips)} clips, {len(clips)} given")
+    for clip, entry in zip(clips, graph.clips):
+        if clip.num_frames != entry["frames"] or int(clip.frames[0]) != entry["first_frame"]:
+            raise CompositionError(f"clip '{entry['name']}' has frames {clip.frames[0]:g}-{clip.frames[-1]:g}, the graph was built on "
+                                   f"{entry['first_frame']}-{entry['first_frame'] + entry['frames'] - 1}: build the graph again")
+    fps, blend = graph.settings["fps"], graph.settings["blend_frames"]
+    if length is not None and length * fps > blend + 1e-6:
+        raise CompositionError(f"a blend of {length:g} s is longer than the graph's transitions allow ({blend / fps:g} s)")
+    stays, points = _stays(graph, path)
+    names = [graph.clips[clip]["name"] for clip, *_ in stays]
+    if not points:
+        clip_index, entry, exit_ = stays[0]
+        source = clips[clip_index]
+        first = int(source.frames[0])
+        played = source.slice_frames(entry - first, exit_ - first + 1)
+        return Composition(clip=played, segments=[Segment(0, names[0], entry, exit_, 0, played.num_frames - 1)], transitions=[],
+                           numbers={"duration_s": float(played.duration)}, notes=(), loop=False)
+    # Pieces keep their whole clip around the stay: context for the blends and the yardstick their metrics are measured against;
+    # only the first piece's start and the last one's end are played as kept.
+    last_stay = len(stays) - 1
+    pieces = [Piece(clips[clip_index], entry if k == 0 else None, exit_ if k == last_stay else None, names[k])
+              for k, (clip_index, entry, exit_) in enumerate(stays)]
+    junctions = [Junction(at=point, method=method, length=length) for point in points]
+    return compose(pieces, junctions)
+
+
+def without_edges(graph, dropped):
+    """The graph without the edges whose indices are in ``dropped``, pruned again to its largest strongly connected part."""
+    edges = [edge for index, edge in enumerate(graph.edges) if index not in dropped]
+    sources = np.array([edge["from"] for edge in edges], dtype=int)
+    targets = np.array([edge["to"] for edge in edges], dtype=int)
+    label = strongly_connected(len(graph.nodes), sources, targets)
+    kept = label == int(np.argmax(np.bincount(label)))
+    renumber = np.cumsum(kept) - 1
+    nodes = [dict(node, id=int(renumber[index])) for index, node in enumerate(graph.nodes) if kept[index]]
+    edges = [dict(edge, **{"from": int(renumber[edge["from"]]), "to": int(renumber[edge["to"]])})
+             for edge in edges if kept[edge["from"]] and kept[edge["to"]]]
+    return MotionGraph(graph.clips, nodes, edges, graph.stats, graph.settings)
+
+
+def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None, attempts=ATTEMPTS):
+    """``seconds`` of new motion from the graph: a random walk (``seed``), or a path through the clips ``via`` names, rendered.
+
+    The graph's costs are pose distances; how a transition looks is known
+    once rendered. A transition that fails the transition engine's criteria
+    (:func:`..transition.make.criteria_ratios`: visibility 1.2, root speed
+    jump and heading rate within the clips' own, toe skating 1.5x) is taken
+    out of the graph and the walk drawn again with the same seed, up to
+    ``attempts`` walks; the composition's notes say how many were left out.
+    Returns the :class:`..compose.sequence.Composition`; CompositionError
+    when every attempt keeps one.
+    """
+    dropped = 0
+    for _ in range(attempts):
+        path = path_via(graph, list(via), seconds) if via else random_walk(graph, seconds, seed)
+        composed = render(graph, clips, path, method, length)
+        used = [edge["index"] for edge in path if edge["kind"] == "transition"]
+        visible = {index for index, made in zip(used, composed.transitions) if criteria_ratios(made.metrics).max() > 1.0}
+        if not visible:
+            note = (f"{dropped} transitions of the graph showed when rendered and were left out",) if dropped else ()
+            return dataclasses.replace(composed, notes=composed.notes + note)
+        graph, dropped = without_edges(graph, visible), dropped + len(visible)
+    raise CompositionError(f"{attempts} walks each kept a transition that shows; build the graph with a lower --threshold")

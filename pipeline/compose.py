@@ -1,0 +1,62 @@
+"""The ``compose`` command: its options (this module, no Blender) and its job (:mod:`.compose_job`).
+
+``python -m loopsmith compose A B C -o OUT`` writes ``OUT/composition.<format>``:
+A, then B aligned to continue it, then C, each junction a transition.
+"""
+
+from ..core.transition import make
+from .options import UsageError, number, seconds
+
+NAME = "compose"
+HELP = "string clips into one continuous performance, each continuing where the last ended, optionally looping"
+JOB = "compose_job"
+DONE = "composed"
+INPUTS = "+"
+
+EPILOG = """\
+usage: loopsmith compose walk.bvh run.bvh walk.bvh -o OUT --loop    (writes OUT/composition.bvh)
+       loopsmith compose dance.bvh dance.bvh --range 1 100 400 --range 2 900 1300 -o OUT
+
+exit codes: 0 the composition was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"""
+
+
+def add_arguments(parser):
+    parser.add_argument("--name", default="composition", help="the output's name: OUT/NAME.<format>")
+    parser.add_argument("--loop", action="store_true", help="the last clip hands over to the first and the whole plays as a seamless cycle")
+    parser.add_argument("--range", nargs=3, action="append", type=number(integer=True), metavar=("K", "FIRST", "LAST"), default=[],
+                        help="use only frames FIRST-LAST of the K-th clip (1 for the first), as the file numbers them when imported (a BVH from 1)")
+    parser.add_argument("--at", nargs=3, action="append", type=number(integer=True), metavar=("J", "I", "K"), default=[],
+                        help="blend at junction J (1: first clip into second) from frame I of the clip before into frame K of the "
+                             "clip after (default: the best point near the junction)")
+    parser.add_argument("--method", choices=make.METHODS, default="AUTO", help="how each junction blends (see transition)")
+    parser.add_argument("--length", type=seconds, help="blend length of every junction in seconds (default: chosen per junction)")
+    parser.add_argument("--trim", action="store_true", help="cut idle frames (little motion) at each clip's start and end first")
+    parser.add_argument("--no-align", dest="align", action="store_false", help="keep every clip where it stands instead of continuing the last")
+    parser.epilog = EPILOG
+
+
+def check(options):
+    """Enough clips, no folders, ranges and points that name clips and junctions that exist. UsageError names the option."""
+    count = len(options.inputs)
+    if any(path.is_dir() for path in options.inputs):
+        raise UsageError("compose takes files in the order they play, not folders")
+    if count < (1 if options.loop else 2):
+        raise UsageError("compose takes at least two files (one is enough with --loop)")
+    if "/" in options.name or "\\" in options.name or options.name in ("", ".", ".."):
+        raise UsageError(f"--name must be a plain file name, not '{options.name}'")
+    for index, first, last in options.range:
+        if not 1 <= index <= count:
+            raise UsageError(f"--range {index} {first} {last}: there is no clip {index} (1-{count})")
+        if last <= first:
+            raise UsageError(f"--range {index} {first} {last}: LAST must be after FIRST")
+    junctions = count if options.loop else count - 1
+    for junction, _, _ in options.at:
+        if not 1 <= junction <= junctions:
+            raise UsageError(f"--at {junction}: there is no junction {junction} (1-{junctions}{', the last closing the loop' if options.loop else ''})")
+    if len({index for index, _, _ in options.range}) < len(options.range):
+        raise UsageError("--range is given twice for one clip")
+
+
+def plan(files, options):
+    """One task: the clips in the order given (the same file may come more than once), named ``--name``."""
+    return [tuple(options.inputs)], [options.name]

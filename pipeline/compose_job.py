@@ -1,0 +1,52 @@
+"""The ``compose`` job (bpy side): import every clip, compose them, verified outputs.
+
+Run by :mod:`.runner`. The later files are read first and kept as arrays;
+the first file's scene stays open, so the composition is written onto its
+armature and exported.
+"""
+
+import time
+
+from ..bridge import clip_io
+from ..core.compose import sequence
+from ..core.root import find_moving_root
+from ..core.errors import LoopsmithError
+from . import engine_output, importers, interrupts, report
+
+
+def pieces_and_junctions(paths, first_clip, others, options):
+    """The core's pieces (with ``--range``) and junctions (``--at``, ``--method``, ``--length``) for the files in order."""
+    ranges = {index: (first, last) for index, first, last in options.range}
+    pieces = [sequence.Piece(clip, *ranges.get(number, (None, None)), name=path.name)
+              for number, (path, clip) in enumerate(zip(paths, [first_clip, *others]), start=1)]
+    points = {junction: (frame_a, frame_b) for junction, frame_a, frame_b in options.at}
+    count = len(pieces) if options.loop else len(pieces) - 1
+    junctions = [sequence.Junction(points.get(number, "auto"), options.method, options.length) for number in range(1, count + 1)]
+    return pieces, junctions
+
+
+def process(task, options, name, inputs):
+    """Compose the task's files in order; one report entry (or one error entry naming the file at fault).
+
+    ``name``: the output stem (``--name``); ``inputs``: real paths of every
+    input of the run (as strings), which no output may replace.
+    """
+    paths = list(task)
+    started = time.perf_counter()
+    try:
+        obj, clip, settings, header, others = importers.several_clips(paths, options)
+        imported = time.perf_counter() - started
+        targets = engine_output.targets(options, name, paths[0], inputs)
+        pieces, junctions = pieces_and_junctions(paths, clip, others, options)
+        composed = sequence.compose(pieces, junctions, loop=options.loop, trim=options.trim, align=options.align)
+        root = find_moving_root(composed.clip) if options.loop else None
+        travel = composed.clip.bone_names[root] if root is not None else None  # repeats with offset: the loop keeps walking
+        clip_io.write_clip(obj, composed.clip, name, source_action=clip_io.require_action(obj), frame_range=True, cyclic=options.loop,
+                           cycles_travel=travel)
+        entry = report.composition_entry(paths, obj.name, targets, composed, 0.0)
+        return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
+    except LoopsmithError as error:
+        interrupts.check()
+        entry = report.error_entry(paths[0], str(error), time.perf_counter() - started)
+        entry["clips"] = [str(path) for path in paths]
+        return [entry]

@@ -1,0 +1,53 @@
+"""The ``graph`` job (bpy side): read every clip once, build the motion graph, write it as verified JSON.
+
+Run by :mod:`.runner` as one task over the whole library.
+"""
+
+import json
+import time
+
+from ..core.errors import LoopsmithError
+from ..core import graph as motion_graph
+from . import importers, interrupts, outputs, report
+from .graph import file_sha256
+
+
+def _write_json(document):
+    def write(path):
+        path.write_text(json.dumps(document, indent=1))
+    return write
+
+
+def _verify_json(path):
+    try:
+        motion_graph.graph_from_json(json.loads(path.read_text()))
+    except (ValueError, KeyError, TypeError) as error:
+        raise outputs.OutputError(path, f"the written graph does not read back ({type(error).__name__}: {error})") from None
+
+
+def process(task, options, name, inputs):
+    """Build the graph over the task's files; one report entry (or one error entry naming the file at fault)."""
+    paths = list(task)
+    started = time.perf_counter()
+    try:
+        clips = []
+        for path in paths:
+            try:
+                clips.append(importers.armature_clip(path, options)[1])
+            except LoopsmithError as error:
+                raise importers.InputError(f"{path}: {error}") from None
+        imported = time.perf_counter() - started
+        outputs.refuse_inputs([options.graph], inputs)
+        graph = motion_graph.build_graph(clips, [path.name for path in paths], threshold=options.threshold)
+        document = motion_graph.graph_to_json(graph)
+        for entry, path in zip(document["clips"], paths):
+            entry["path"], entry["sha256"] = str(path.resolve()), file_sha256(path)
+        outputs.replace_all([(options.graph, _write_json(document), _verify_json)])
+        entry = report.graph_entry(paths, options.graph, graph, time.perf_counter() - started)
+        entry["import_seconds"] = round(imported, 3)
+        return [entry]
+    except LoopsmithError as error:
+        interrupts.check()
+        entry = report.error_entry(paths[0], str(error), time.perf_counter() - started)
+        entry["clips"] = [str(path) for path in paths]
+        return [entry]

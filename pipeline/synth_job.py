@@ -1,0 +1,36 @@
+"""The ``synth`` job (bpy side): import the graph's clips, walk the graph, render the path, verified outputs.
+
+Run by :mod:`.runner`. The later clips are read first and kept as arrays;
+the first clip's scene stays open, so the new motion is written onto its
+armature and exported.
+"""
+
+import json
+import time
+
+from ..bridge import clip_io
+from ..core.errors import LoopsmithError
+from ..core import graph as motion_graph
+from . import engine_output, importers, interrupts, report
+
+
+def process(task, options, name, inputs):
+    """Synthesize ``options.seconds`` of motion from the graph over the task's clips; one report entry (or one error entry)."""
+    paths = list(task)
+    started = time.perf_counter()
+    try:
+        graph = motion_graph.graph_from_json(json.loads(options.graph.read_text()))
+        obj, clip, settings, header, others = importers.several_clips(paths, options)
+        imported = time.perf_counter() - started
+        targets = engine_output.targets(options, name, paths[0], [*inputs, str(options.graph.resolve())])
+        composed = motion_graph.synthesize(graph, [clip, *others], options.seconds, options.seed, options.via)
+        clip_io.write_clip(obj, composed.clip, name, source_action=clip_io.require_action(obj), frame_range=True)
+        by_name = {clip_entry["name"]: clip_path for clip_entry, clip_path in zip(graph.clips, paths)}
+        entry = report.composition_entry(paths, obj.name, targets, composed, 0.0, source_of=lambda segment: by_name[segment.name])
+        entry["graph_file"], entry["seed"], entry["via"] = str(options.graph), options.seed, list(options.via)
+        return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
+    except (LoopsmithError, ValueError, KeyError) as error:
+        interrupts.check()
+        entry = report.error_entry(paths[0], str(error), time.perf_counter() - started)
+        entry["graph_file"] = str(options.graph)
+        return [entry]

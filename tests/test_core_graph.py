@@ -1,0 +1,167 @@
+"""Motion graphs on synthetic walkers: the block scan, the threshold rule, pruning, bounded memory, JSON, walks and paths."""
+
+import json
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from core import demo
+from core.errors import CompositionError
+from core.graph import build, graph_from_json, graph_to_json, path_via, random_walk, render, scan
+from core.transition import distance
+
+NAMES = ["walk_a", "walk_b", "walk_short"]
+
+
+@pytest.fixture(scope="module")
+def library():
+    """Two walkers of 200 frames (other gait periods and noise) and one of 80: too short to leave once a transition lands in it."""
+    return [demo.walk_cycle(num_frames=200, seed=1).clip, demo.walk_cycle(num_frames=200, seed=2, period_seconds=1.1).clip,
+            demo.walk_cycle(num_frames=80, seed=4).clip]
+
+
+@pytest.fixture(scope="module")
+def graph(library):
+    return build.build_graph(library, NAMES)
+
+
+def _reaches_all(graph, reverse=False):
+    """True when node 0 reaches every node along the edges (against them with reverse)."""
+    neighbours = [[] for _ in graph.nodes]
+    for edge in graph.edges:
+        a, b = (edge["to"], edge["from"]) if reverse else (edge["from"], edge["to"])
+        neighbours[a].append(b)
+    seen, stack = {0}, [0]
+    while stack:
+        for nxt in neighbours[stack.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return len(seen) == len(graph.nodes)
+
+
+def test_scan_finds_exactly_the_local_minima_of_the_windowed_map():
+    rng = np.random.default_rng(3)
+    window, separation = 5, 3
+    features = [np.cumsum(rng.normal(size=(frames, 7)), axis=0).astype(np.float32) for frames in (40, 23, 61)]
+    left, right, starts = scan.padded_features(features, window - 1 + separation)
+    i, j, costs = scan.scan(left, right, window, separation, 1e9, lambda *found: found, block=12)
+    # The whole padded map by plain float64 products, and its local minima by brute force.
+    product = left.astype(float) @ right.T.astype(float)
+    size = len(left) - window + 1
+    full = sum(product[k:k + size, k:k + size] for k in range(window))
+    expected = {(a, b): full[a, b] for a in range(separation, size - separation) for b in range(a + 1, size - separation)
+                if full[a, b] < 1e9 and full[a, b] <= full[a - separation:a + separation + 1, b - separation:b + separation + 1].min()}
+    found = {(a, b): cost for a, b, cost in zip(i, j, costs) if a < b}
+    assert set(found) == set(expected)
+    assert max(abs(found[pair] - expected[pair]) for pair in found) < 1e-3 * max(expected.values())
+    # A window never matches across a cut between clips.
+    cut = starts[1] - 1
+    assert not any(a <= cut < a + window - 1 or b <= cut < b + window - 1 for a, b in found)
+
+
+def test_threshold_is_the_percentile_of_the_library_distances(library, graph):
+    features, _ = build.library_features(library)
+    window = graph.settings["window_frames"]
+    left, right, starts = scan.padded_features(features, window - 1 + graph.settings["separation_frames"])
+    layout = build._Layout([len(f) for f in features], starts, window, graph.settings["blend_frames"], graph.settings["hold_frames"],
+                           graph.settings["min_jump_frames"], 30.0)
+    # Fewer windows than SAMPLE_WINDOWS: the statistics cover every pair, so they can be checked against whole distance maps.
+    everything = []
+    for a, fa in enumerate(features):
+        for b, fb in enumerate(features[a:], a):
+            whole = distance.distance_map(fa, fb, window).astype(float)
+            rows, cols = np.indices(whole.shape)
+            keep = (rows < cols) & (cols - rows >= layout.min_jump) if a == b else np.ones(whole.shape, dtype=bool)
+            everything.append(whole[keep])
+    everything = np.concatenate(everything)
+    sampled = build.distance_statistics(left, right, layout)
+    assert len(sampled) == len(everything)
+    assert np.allclose(np.sort(sampled), np.sort(everything), rtol=1e-4, atol=1e-3)
+    assert graph.stats["threshold"] == pytest.approx(np.percentile(everything, build.THRESHOLD_PERCENTILE), rel=1e-4)
+    assert graph.stats["rule"].startswith("percentile")
+    assert sum(graph.stats["histogram"]["counts"]) == len(everything)
+    transitions = [edge["cost"] for edge in graph.edges if edge["kind"] == "transition"]
+    assert transitions and max(transitions) <= 1.0
+    # A given threshold is used as given: at the median transition's distance, about half the candidates stay.
+    median = float(np.median(transitions)) * graph.stats["threshold"]
+    tight = build.build_graph(library, NAMES, threshold=median)
+    assert tight.stats["rule"] == "given" and tight.stats["threshold"] == median
+    assert tight.stats["candidates"] < graph.stats["candidates"]
+    with pytest.raises(CompositionError, match="threshold"):
+        build.build_graph(library, NAMES, threshold=-1.0)
+
+
+def test_graph_is_strongly_connected_and_the_dead_end_clip_is_pruned(graph):
+    assert _reaches_all(graph) and _reaches_all(graph, reverse=True)
+    clips = {node["clip"] for node in graph.nodes}
+    assert clips == {0, 1}  # walk_short: a transition lands in it too late to leave it again
+    assert graph.stats["nodes_before_pruning"] > len(graph.nodes)
+    # Clip edges play consecutive nodes of one clip; transitions land a blend and a hold after their frame in the other clip.
+    played = graph.settings["blend_frames"] + graph.settings["hold_frames"]
+    for edge in graph.edges:
+        a, b = graph.nodes[edge["from"]], graph.nodes[edge["to"]]
+        if edge["kind"] == "clip":
+            assert a["clip"] == b["clip"] and b["frame"] - a["frame"] == edge["frames"] > 0 and edge["cost"] == 0.0
+        else:
+            assert edge["frames"] == played and 0.0 <= edge["cost"] <= 1.0
+
+
+def test_strongly_connected_components_of_a_long_chain_need_no_recursion():
+    count = 200_000
+    sources = np.r_[np.arange(count - 1), count - 1, count - 1]
+    targets = np.r_[np.arange(1, count), 0, count]  # a cycle through every node, and one edge out to a dead end
+    label = build.strongly_connected(count + 1, sources, np.minimum(targets, count))
+    assert len(set(label[:count].tolist())) == 1 and label[count] != label[0]
+
+
+def test_scan_memory_stays_bounded_whatever_the_library_size():
+    rng = np.random.default_rng(0)
+    peaks = []
+    for frames in (6_000, 12_000):
+        features = [np.cumsum(rng.normal(size=(frames // 4, 64)), axis=0).astype(np.float32) * 0.05 for _ in range(4)]
+        left, right, _ = scan.padded_features(features, 14)
+        tracemalloc.start()
+        scan.scan(left, right, 9, 6, 1.0, lambda i, j, costs: (i[:8], j[:8], costs[:8]), block=510)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    whole_map = 12_000 ** 2 * 4  # bytes of the 12,000 x 12,000 float32 map, never made
+    assert peaks[1] < whole_map / 20, peaks
+    assert peaks[1] < 2 * peaks[0], peaks  # four times the pairs, not four times the memory
+
+
+def test_json_round_trip_and_bad_files(graph):
+    data = json.loads(json.dumps(graph_to_json(graph)))
+    assert data["version"] == 1
+    again = graph_from_json(data)
+    assert graph_to_json(again) == graph_to_json(graph)
+    broken = json.loads(json.dumps(data))
+    broken["edges"][0]["to"] = len(broken["nodes"])
+    with pytest.raises(CompositionError, match="edge 0"):
+        graph_from_json(broken)
+    with pytest.raises(CompositionError, match="version"):
+        graph_from_json(dict(data, version=99))
+
+
+def test_random_walk_is_reproducible_and_renders_as_long_as_asked(library, graph):
+    walk = random_walk(graph, 10.0, seed=5)
+    assert walk == random_walk(graph, 10.0, seed=5)
+    assert walk != random_walk(graph, 10.0, seed=6)
+    for before, after in zip(walk, walk[1:]):
+        assert after["from"] == before["to"]
+    planned = sum(edge["frames"] for edge in walk) / graph.settings["fps"]
+    assert abs(planned - 10.0) <= 0.5 * graph.settings["blend_frames"] / graph.settings["fps"]
+    composed = render(graph, library, walk)
+    assert composed.clip.duration == pytest.approx(planned, abs=2 / 30)
+    assert len(composed.transitions) == sum(edge["kind"] == "transition" for edge in walk) > 0
+    assert max(t.metrics.visibility for t in composed.transitions) <= 1.2
+
+
+def test_path_via_visits_the_targets_in_order(library, graph):
+    path = path_via(graph, ["walk_a", "walk_b", "walk_a"])
+    visited = [graph.nodes[path[0]["from"]]["clip"]] + [graph.nodes[edge["to"]]["clip"] for edge in path if edge["kind"] == "transition"]
+    order = [clip for k, clip in enumerate(visited) if not k or clip != visited[k - 1]]
+    assert order[0] == 0 and order[-1] == 0 and 1 in order[1:-1]
+    with pytest.raises(CompositionError, match="bow"):
+        path_via(graph, ["walk", "bow"])
