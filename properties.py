@@ -248,6 +248,7 @@ def compose_properties():
         "synth_seconds": FloatProperty(name="Duration", description="How long the synthesized motion lasts", default=30.0, min=1.0,
                                        soft_max=600.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"),
         "synth_seed": IntProperty(name="Seed", description="The same seed gives the same motion", default=0, min=0),
+        "synth_name": StringProperty(name="Name", description="The new action's name", default="synthesis"),
         "synth_via": StringProperty(name="Via", description="Actions (or words in their names) to pass through in order, separated by "
                                                             "commas; empty: a random walk"),
     }
@@ -264,7 +265,7 @@ class LoopsmithSequenceEntry(bpy.types.PropertyGroup):
         "junction_method": EnumProperty(name="Method", description="How this action blends into the next", items=TRANSITION_METHOD_ITEMS,
                                         default="AUTO"),
         "junction_auto_length": BoolProperty(name="Automatic Length", description="Choose the blend length at this junction", default=True),
-        "junction_length": FloatProperty(name="Blend Length", default=0.5, min=0.1, soft_max=2.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"),
+        "junction_length": FloatProperty(name="Blend Length", description="How long this action blends into the next", default=0.5, min=0.1, soft_max=2.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"),
         "junction_point": EnumProperty(name="Point", items=POINT_MODE_ITEMS[0:1] + POINT_MODE_ITEMS[2:], default="AUTO",
                                        description="Where this action blends into the next"),
         "junction_frame_a": IntProperty(name="Frame A", description="This action's frame where the blend starts", default=1),
@@ -409,7 +410,7 @@ ROOT_MOTION_NAMES = ("root_motion_mode", "root_height", "root_in_place", "root_n
 
 GRAPH_TEXT = "loopsmith_graph.json"  # the Text data-block that holds the file's motion graph
 COMPOSE_NAMES = ("compose_name", "compose_loop", "compose_trim", "compose_nla")
-SYNTH_NAMES = ("synth_seconds", "synth_seed", "synth_via")
+SYNTH_NAMES = ("synth_name", "synth_seconds", "synth_seed", "synth_via")
 
 classes = (LoopsmithCandidate, LoopsmithTransitionPoint, LoopsmithResult, LoopsmithSequenceEntry, LoopsmithSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)

@@ -23,3 +23,7 @@ class EditError(LoopsmithError):
 
 class CompositionError(LoopsmithError):
     """A sequence of clips cannot be composed with the given pieces, ranges or junctions."""
+
+
+class GraphError(LoopsmithError):
+    """A motion graph that cannot be built, read or walked as asked."""

@@ -43,6 +43,13 @@ def matching_action(name, obj, missing):
     return action
 
 
+def keep_action(obj):
+    """Give the armature's current action a fake user before an operator puts another in its place: it stays in the file."""
+    action = obj.animation_data.action if obj.animation_data else None
+    if action is not None:
+        action.use_fake_user = True
+
+
 def poll_armature(operator_class, context):
     problem = armature_problem(context)
     if problem:

@@ -12,17 +12,17 @@ from .. import properties
 from ..bridge import clip_io
 from ..core.compose import sequence
 from ..core.errors import ClipError, LoopsmithError
-from ..core.root import find_moving_root
-from ..core.transition import points
 from ..ui.layout import draw_compose
 from . import common
 
 
-def _entry_clip(obj, entry, number):
-    """The clip of a Sequence entry's action as it plays on ``obj`` (``number``: its 1-based place, for messages)."""
+def _entry_piece(obj, entry, number):
+    """A Sequence entry as the core's piece: its action as it plays on ``obj``, its range (``number``: its 1-based place, for messages)."""
     if entry.action is None:
         raise ClipError(f"Sequence entry {number} has no action: choose one or remove the entry")
-    return clip_io.read_clip(obj, action=common.matching_action(entry.action.name, obj, ""))
+    clip = clip_io.read_clip(obj, action=common.matching_action(entry.action.name, obj, ""))
+    first, last = (entry.frame_start, entry.frame_end) if entry.use_range else (None, None)
+    return sequence.Piece(clip, first, last, name=entry.action.name)
 
 
 def _next_entry(count, index, loop):
@@ -38,11 +38,7 @@ def pieces_and_junctions(obj, settings, loop):
     minimum = 1 if loop else 2
     if len(entries) < minimum:
         raise ClipError(f"add at least {minimum} actions to the Sequence list (+)")
-    pieces = []
-    for number, entry in enumerate(entries, start=1):
-        clip = _entry_clip(obj, entry, number)
-        first, last = (entry.frame_start, entry.frame_end) if entry.use_range else (None, None)
-        pieces.append(sequence.Piece(clip, first, last, name=entry.action.name))
+    pieces = [_entry_piece(obj, entry, number) for number, entry in enumerate(entries, start=1)]
     junctions = [sequence.Junction((entry.junction_frame_a, entry.junction_frame_b) if entry.junction_point == "MANUAL" else "auto",
                                    entry.junction_method, None if entry.junction_auto_length else entry.junction_length)
                  for entry in entries[:len(entries) if loop else len(entries) - 1]]
@@ -60,6 +56,12 @@ def lay_out_strips(obj, action, composed):
         strip = track.strips.new(f"{segment.name} {segment.source_first}-{segment.source_last}", start, action)
         strip.action_frame_start, strip.action_frame_end = start, first_frame + segment.out_last  # the strip ends with them
     return track
+
+
+def forget_junction_points(settings):
+    """Empty the junction list: the entries it was found between have moved."""
+    settings.junction_points.clear()
+    settings.junction_points_entry = settings.active_junction_point = -1
 
 
 class SequenceOperator:
@@ -100,6 +102,7 @@ class LOOPSMITH_OT_sequence_remove(SequenceOperator, bpy.types.Operator):
             return {"CANCELLED"}
         settings.sequence.remove(index)
         settings.active_sequence_entry = min(index, len(settings.sequence) - 1)
+        forget_junction_points(settings)
         return {"FINISHED"}
 
 
@@ -118,6 +121,7 @@ class LOOPSMITH_OT_sequence_move(SequenceOperator, bpy.types.Operator):
             return {"CANCELLED"}
         settings.sequence.move(index, target)
         settings.active_sequence_entry = target
+        forget_junction_points(settings)
         return {"FINISHED"}
 
 
@@ -136,9 +140,8 @@ class LOOPSMITH_OT_junction_candidates(SequenceOperator, bpy.types.Operator):
             self.report({"ERROR"}, "choose an entry that has a next one in the Sequence list (or turn Loop on for the last)")
             return {"CANCELLED"}
         try:
-            clip_a = _entry_clip(obj, settings.sequence[index], index + 1)
-            clip_b = _entry_clip(obj, settings.sequence[following], following + 1)
-            found = points.transition_candidates(clip_a, clip_b, "end_start")
+            pieces = [_entry_piece(obj, settings.sequence[number], number + 1) for number in (index, following)]
+            found = sequence.junction_candidates(pieces, 0, settings.compose_trim)
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
@@ -182,15 +185,17 @@ class LOOPSMITH_OT_compose(SequenceOperator, bpy.types.Operator):
     def execute(self, context):
         settings, obj = context.scene.loopsmith, context.active_object
         properties.copy_scene_settings(self, settings, properties.COMPOSE_NAMES)
+        if self.compose_nla and self.compose_loop:
+            self.report({"ERROR"}, "NLA Strips lay the segments out once and do not loop: turn Loop or NLA Strips off")
+            return {"CANCELLED"}
         try:
             with common.progress(context, 2) as step:
                 pieces, junctions = pieces_and_junctions(obj, settings, self.compose_loop)
                 step()
                 composed = sequence.compose(pieces, junctions, loop=self.compose_loop, trim=self.compose_trim)
-                root = find_moving_root(composed.clip) if self.compose_loop else None
-                source = settings.sequence[0].action
-                written = clip_io.write_clip(obj, composed.clip, self.compose_name or "composition", source_action=source, frame_range=True,
-                                             cyclic=self.compose_loop, cycles_travel=composed.clip.bone_names[root] if root is not None else None)
+                common.keep_action(obj)
+                written = clip_io.write_clip(obj, composed.clip, self.compose_name or "composition", source_action=settings.sequence[0].action,
+                                             frame_range=True, cyclic=self.compose_loop, cycles_travel=composed.travel_bone)
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}

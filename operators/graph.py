@@ -104,7 +104,8 @@ class LOOPSMITH_OT_synthesize(bpy.types.Operator):
                 graph, clips = _graph_and_clips(obj)
                 step()
                 composed = motion_graph.synthesize(graph, clips, self.synth_seconds, self.synth_seed, via)
-                written = clip_io.write_clip(obj, composed.clip, "synthesis", frame_range=True)
+                common.keep_action(obj)
+                written = clip_io.write_clip(obj, composed.clip, self.synth_name or "synthesis", frame_range=True)
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}

@@ -55,6 +55,8 @@ def check(options):
             raise UsageError(f"--at {junction}: there is no junction {junction} (1-{junctions}{', the last closing the loop' if options.loop else ''})")
     if len({index for index, _, _ in options.range}) < len(options.range):
         raise UsageError("--range is given twice for one clip")
+    if len({junction for junction, _, _ in options.at}) < len(options.at):
+        raise UsageError("--at is given twice for one junction")
 
 
 def plan(files, options):

@@ -9,7 +9,6 @@ import time
 
 from ..bridge import clip_io
 from ..core.compose import sequence
-from ..core.root import find_moving_root
 from ..core.errors import LoopsmithError
 from . import engine_output, importers, interrupts, report
 
@@ -39,10 +38,8 @@ def process(task, options, name, inputs):
         targets = engine_output.targets(options, name, paths[0], inputs)
         pieces, junctions = pieces_and_junctions(paths, clip, others, options)
         composed = sequence.compose(pieces, junctions, loop=options.loop, trim=options.trim, align=options.align)
-        root = find_moving_root(composed.clip) if options.loop else None
-        travel = composed.clip.bone_names[root] if root is not None else None  # repeats with offset: the loop keeps walking
         clip_io.write_clip(obj, composed.clip, name, source_action=clip_io.require_action(obj), frame_range=True, cyclic=options.loop,
-                           cycles_travel=travel)
+                           cycles_travel=composed.travel_bone)
         entry = report.composition_entry(paths, obj.name, targets, composed, 0.0)
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:

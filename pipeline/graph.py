@@ -11,7 +11,11 @@ import hashlib
 import json
 import pathlib
 
-from .options import UsageError, number, seconds
+from ..core.errors import GraphError
+from ..core.graph import graph_from_json
+from .options import UsageError, number
+
+MAX_SECONDS = 600.0  # synth renders about a second of motion per second: longer walks belong to several runs
 
 GRAPH_EXIT_CODES = "exit codes: 0 the graph was written, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
 SYNTH_EXIT_CODES = "exit codes: 0 the motion was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
@@ -54,7 +58,8 @@ class SynthCommand:
     INPUTS_HELP = "the motion graph (JSON) written by 'loopsmith graph'"
 
     def add_arguments(self, parser):
-        parser.add_argument("--seconds", type=seconds, required=True, help="how long the new motion lasts")
+        parser.add_argument("--seconds", type=number(0.0, MAX_SECONDS, low_open=True), required=True,
+                            help=f"how long the new motion lasts, up to {MAX_SECONDS:g} s (rendering takes about as long as the motion lasts)")
         parser.add_argument("--seed", type=number(0, integer=True), default=0, help="the random walk's seed: the same seed, the same motion")
         parser.add_argument("--via", nargs="+", metavar="CLIP", default=[],
                             help="visit these clips in order by the shortest path (a clip's file name, or a word in it: walk run bow)")
@@ -65,11 +70,11 @@ class SynthCommand:
         """Read the graph file and put its clips in place of the inputs; UsageError when it is not a graph or a clip changed."""
         graph_path = options.inputs[0]
         try:
-            document = json.loads(pathlib.Path(graph_path).read_text())
-            paths = [pathlib.Path(clip["path"]) for clip in document["clips"]]
-            checksums = [clip.get("sha256") for clip in document["clips"]]
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            raise UsageError(f"{graph_path} is not a motion graph written by 'loopsmith graph' ({type(error).__name__}: {error})") from None
+            graph = graph_from_json(json.loads(pathlib.Path(graph_path).read_text()))
+            paths = [pathlib.Path(clip["path"]) for clip in graph.clips]
+            checksums = [clip.get("sha256") for clip in graph.clips]
+        except (OSError, ValueError, KeyError, TypeError, GraphError) as error:
+            raise UsageError(f"{graph_path} is not a motion graph written by 'loopsmith graph' ({error})") from None
         for path, checksum in zip(paths, checksums):
             if not path.is_file():
                 raise UsageError(f"{graph_path}: its clip {path} is missing; build the graph again")

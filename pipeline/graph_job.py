@@ -6,7 +6,7 @@ Run by :mod:`.runner` as one task over the whole library.
 import json
 import time
 
-from ..core.errors import LoopsmithError
+from ..core.errors import GraphError, LoopsmithError
 from ..core import graph as motion_graph
 from . import importers, interrupts, outputs, report
 from .graph import file_sha256
@@ -21,8 +21,18 @@ def _write_json(document):
 def _verify_json(path):
     try:
         motion_graph.graph_from_json(json.loads(path.read_text()))
-    except (ValueError, KeyError, TypeError) as error:
+    except (ValueError, GraphError) as error:
         raise outputs.OutputError(path, f"the written graph does not read back ({type(error).__name__}: {error})") from None
+
+
+def distinct_names(paths):
+    """Each clip's name in the graph: its file name, with as many of its folders in front as it takes to tell it from another's."""
+    depth = 1
+    while True:
+        names = ["/".join(path.resolve().parts[-depth:]) for path in paths]
+        if len(set(names)) == len(names) or depth > max(len(path.resolve().parts) for path in paths):
+            return names
+        depth += 1
 
 
 def process(task, options, name, inputs):
@@ -38,7 +48,7 @@ def process(task, options, name, inputs):
                 raise importers.InputError(f"{path}: {error}") from None
         imported = time.perf_counter() - started
         outputs.refuse_inputs([options.graph], inputs)
-        graph = motion_graph.build_graph(clips, [path.name for path in paths], threshold=options.threshold)
+        graph = motion_graph.build_graph(clips, distinct_names(paths), threshold=options.threshold)
         document = motion_graph.graph_to_json(graph)
         for entry, path in zip(document["clips"], paths):
             entry["path"], entry["sha256"] = str(path.resolve()), file_sha256(path)

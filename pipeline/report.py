@@ -205,6 +205,7 @@ def graph_entry(paths, graph_path, graph, seconds):
         "graph": {
             "nodes": len(graph.nodes), "edges": len(graph.edges), "transitions": len(transitions),
             "clips_kept": len({node["clip"] for node in graph.nodes}), "stats": graph.stats,
+            "clips_left_out": [clip["name"] for index, clip in enumerate(graph.clips) if index not in {node["clip"] for node in graph.nodes}],
             "lanes": [{"name": clip["name"], "frames": int(clip["frames"])} for clip in graph.clips],
             "arcs": [{"from": [nodes[edge["from"]]["clip"], nodes[edge["from"]]["frame"] - graph.clips[nodes[edge["from"]]["clip"]]["first_frame"]],
                       "to": [nodes[edge["to"]]["clip"], nodes[edge["to"]]["frame"] - graph.clips[nodes[edge["to"]]["clip"]]["first_frame"]],
@@ -650,6 +651,7 @@ def _graph_section(heading, entry):
     facts = (f"<p>{len(entry['clips'])} clips, {graph['clips_kept']} kept in the largest strongly connected part: {graph['nodes']} nodes, "
              f"{graph['edges']} edges of which {graph['transitions']} transitions; threshold {stats['threshold']:.3g}"
              f"{' (' + html.escape(str(stats['rule'])) + ')' if stats.get('rule') else ''}. "
+             f"{'Left out (too short, or no transition both ways): ' + html.escape(', '.join(graph['clips_left_out'])) + '. ' if graph['clips_left_out'] else ''}"
              f"Output: <code>{html.escape(entry['outputs'][0])}</code>.</p>")
     drawn = f" (the {len(graph['arcs'])} cheapest drawn)" if len(graph["arcs"]) < graph["transitions"] else ""
     return (f'<section>{heading}{facts}<div class="figures"><figure><figcaption>Clips as lanes, transitions as arcs{drawn}</figcaption>'

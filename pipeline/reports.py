@@ -92,7 +92,8 @@ def summary_table(entries):
         elif entry["status"] == "ok" and "graph" in entry:
             graph = entry["graph"]
             rows.append((report.clips_title(entry), "-", f"{graph['nodes']} nodes, {graph['edges']} edges", "graph",
-                         f"threshold {graph['stats']['threshold']:.3g}", "-", f"{graph['transitions']} transitions"))
+                         f"threshold {graph['stats']['threshold']:.3g}", "-",
+                         f"{graph['transitions']} transitions" + (f"; left out: {', '.join(graph['clips_left_out'])}" if graph["clips_left_out"] else "")))
         elif entry["status"] == "ok" and "composition" in entry:
             rows.append((report.clips_title(entry), entry["armature"], f"{entry['frames']} at {entry['fps']:g} fps",
                          "loop" if entry["composition"]["loop"] else "composed", report.composition_visibility(entry), "-",

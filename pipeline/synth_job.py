@@ -19,7 +19,7 @@ def process(task, options, name, inputs):
     paths = list(task)
     started = time.perf_counter()
     try:
-        graph = motion_graph.graph_from_json(json.loads(options.graph.read_text()))
+        graph = motion_graph.graph_from_json(json.loads(options.graph.read_text()))  # checked when the command started
         obj, clip, settings, header, others = importers.several_clips(paths, options)
         imported = time.perf_counter() - started
         targets = engine_output.targets(options, name, paths[0], [*inputs, str(options.graph.resolve())])
@@ -29,7 +29,7 @@ def process(task, options, name, inputs):
         entry = report.composition_entry(paths, obj.name, targets, composed, 0.0, source_of=lambda segment: by_name[segment.name])
         entry["graph_file"], entry["seed"], entry["via"] = str(options.graph), options.seed, list(options.via)
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
-    except (LoopsmithError, ValueError, KeyError) as error:
+    except LoopsmithError as error:
         interrupts.check()
         entry = report.error_entry(paths[0], str(error), time.perf_counter() - started)
         entry["graph_file"] = str(options.graph)

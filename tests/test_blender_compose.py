@@ -88,6 +88,13 @@ def test_nla_strips_lay_the_segments_out(loopsmith, walk_and_run):
     strips = list(track.strips)
     assert len(strips) == 3 and all(strip.action.name == "laid_out" for strip in strips)
     assert [int(strip.frame_start) for strip in strips[1:]] == [int(strip.frame_end) + 1 for strip in strips[:-1]]  # end to end
+    # The track plays the composition as the action did.
+    first, last = (int(f) for f in bpy.data.actions["laid_out"].frame_range)
+    frames = np.arange(first, last + 1, 7)
+    by_track = _world_positions(obj, frames)
+    obj.animation_data.action = bpy.data.actions["laid_out"]
+    track.mute = True
+    assert np.abs(_world_positions(obj, frames) - by_track).max() < 1e-5
 
 
 def test_the_sequence_refuses_what_it_cannot_compose_in_one_line(loopsmith, walk_and_run):
@@ -99,7 +106,10 @@ def test_the_sequence_refuses_what_it_cannot_compose_in_one_line(loopsmith, walk
     settings.sequence.add()
     with pytest.raises(RuntimeError, match="Sequence entry 2 has no action"):
         bpy.ops.loopsmith.compose()
-    settings.sequence[1].action, settings.sequence[1].use_range = run, True
+    settings.sequence[1].action = run
+    with pytest.raises(RuntimeError, match="do not loop"):
+        bpy.ops.loopsmith.compose(compose_loop=True, compose_nla=True)
+    settings.sequence[1].use_range = True
     settings.sequence[1].frame_start, settings.sequence[1].frame_end = 50, 40
     with pytest.raises(RuntimeError, match="40"):
         bpy.ops.loopsmith.compose()
@@ -118,6 +128,12 @@ def test_junction_candidates_preview_and_use(loopsmith, walk_and_run):
     entry, point = settings.sequence[0], settings.junction_points[0]
     assert entry.junction_point == "MANUAL" and (entry.junction_frame_a, entry.junction_frame_b) == (point.frame_a, point.frame_b)
     assert bpy.ops.loopsmith.compose() == {"FINISHED"}
+    # A ranged entry is searched in its range, as Compose searches it; reordering forgets the list.
+    entry.use_range, entry.frame_start, entry.frame_end, entry.junction_point = True, 10, 80, "AUTO"
+    assert bpy.ops.loopsmith.junction_candidates() == {"FINISHED"}
+    assert all(10 <= point.frame_a <= 80 for point in settings.junction_points)
+    bpy.ops.loopsmith.sequence_move(direction="DOWN")
+    assert len(settings.junction_points) == 0
 
 
 def test_compose_command_reports_segments_and_windows_in_the_file(loopsmith, blank, mocap_dir, tmp_path):

@@ -1,6 +1,8 @@
 """The motion graph through every door: the graph and synth commands, and Build Graph / Synthesize in Blender (issue 13)."""
 
+import importlib
 import json
+import pathlib
 import shutil
 
 import pytest
@@ -113,3 +115,10 @@ def test_build_graph_and_synthesize_in_blender(loopsmith, blank, mocap_dir):
     fcurve.keyframe_points[3].co[1] += 0.5
     with pytest.raises(RuntimeError, match="has changed since the motion graph was built"):
         bpy.ops.loopsmith.synthesize()
+
+
+def test_clips_with_one_file_name_in_two_folders_keep_apart(loopsmith):
+    distinct_names = importlib.import_module(f"{loopsmith.__name__}.pipeline.graph_job").distinct_names
+    names = distinct_names([pathlib.Path("/lib/a/take.bvh"), pathlib.Path("/lib/b/take.bvh"), pathlib.Path("/lib/a/walk.bvh")])
+    assert names == ["a/take.bvh", "b/take.bvh", "a/walk.bvh"]
+    assert distinct_names([pathlib.Path("/lib/a/take.bvh"), pathlib.Path("/lib/a/walk.bvh")]) == ["take.bvh", "walk.bvh"]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from core import demo
-from core.errors import CompositionError
+from core.errors import GraphError
 from core.graph import build, graph_from_json, graph_to_json, path_via, random_walk, render, scan
 from core.transition import distance
 
@@ -89,7 +89,7 @@ def test_threshold_is_the_percentile_of_the_library_distances(library, graph):
     tight = build.build_graph(library, NAMES, threshold=median)
     assert tight.stats["rule"] == "given" and tight.stats["threshold"] == median
     assert tight.stats["candidates"] < graph.stats["candidates"]
-    with pytest.raises(CompositionError, match="threshold"):
+    with pytest.raises(GraphError, match="threshold"):
         build.build_graph(library, NAMES, threshold=-1.0)
 
 
@@ -138,10 +138,15 @@ def test_json_round_trip_and_bad_files(graph):
     assert graph_to_json(again) == graph_to_json(graph)
     broken = json.loads(json.dumps(data))
     broken["edges"][0]["to"] = len(broken["nodes"])
-    with pytest.raises(CompositionError, match="edge 0"):
+    with pytest.raises(GraphError, match="edge 0"):
         graph_from_json(broken)
-    with pytest.raises(CompositionError, match="version"):
+    with pytest.raises(GraphError, match="version"):
         graph_from_json(dict(data, version=99))
+    for key, value in (("first_frame", "1"), ("frames", None), ("fps", "30")):  # hand-edited types: one line, not a TypeError
+        edited = json.loads(json.dumps(data))
+        edited["clips"][0][key] = value
+        with pytest.raises(GraphError, match="clip 0 of the motion graph needs"):
+            graph_from_json(edited)
 
 
 def test_random_walk_is_reproducible_and_renders_as_long_as_asked(library, graph):
@@ -163,5 +168,12 @@ def test_path_via_visits_the_targets_in_order(library, graph):
     visited = [graph.nodes[path[0]["from"]]["clip"]] + [graph.nodes[edge["to"]]["clip"] for edge in path if edge["kind"] == "transition"]
     order = [clip for k, clip in enumerate(visited) if not k or clip != visited[k - 1]]
     assert order[0] == 0 and order[-1] == 0 and 1 in order[1:-1]
-    with pytest.raises(CompositionError, match="bow"):
+    with pytest.raises(GraphError, match="bow"):
         path_via(graph, ["walk", "bow"])
+    # With a duration the path lasts it: the last target cut, or the walk going on from it; too short a time is refused.
+    fps = graph.settings["fps"]
+    for seconds in (10.0, 30.0):
+        timed = path_via(graph, ["walk_a", "walk_b", "walk_a"], seconds)
+        assert sum(edge["frames"] for edge in timed) == pytest.approx(seconds * fps, abs=graph.settings["blend_frames"] / 2)
+    with pytest.raises(GraphError, match="more than the 2 s asked"):
+        path_via(graph, ["walk_a", "walk_b", "walk_a"], 2.0)

@@ -219,9 +219,10 @@ def draw_sequence_entry(layout, entry, last, loop):
 
 
 def draw_synthesize(layout, data):
-    """Synthesize's settings, for the Sequence panel and the redo panel alike."""
+    """Synthesize's settings, for the Motion Graph panel and the redo panel alike."""
     layout.use_property_split = True
     layout.use_property_decorate = False
+    layout.prop(data, "synth_name")
     layout.prop(data, "synth_seconds")
     layout.prop(data, "synth_seed")
     layout.prop(data, "synth_via")

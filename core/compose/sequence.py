@@ -121,6 +121,7 @@ class Composition:
     transitions: :class:`ComposedTransition` per junction, in order.
     numbers: plain floats, units in the names (see :func:`compose`).
     notes: sentences: what was trimmed, the points chosen, junctions that fell back or stay visible, the loop's seam.
+    travel_bone: a loop's travelling root bone (its location repeats with offset when played as a cycle), or None.
     """
 
     clip: object
@@ -129,6 +130,7 @@ class Composition:
     numbers: dict
     notes: tuple
     loop: bool
+    travel_bone: str = None
 
 
 @dataclass
@@ -288,8 +290,7 @@ def _junction(parts, total, start, first_number, clip_b, junction, label_a, alig
         tail = _joined(_last_parts(parts, total - tail_first), first_number + tail_first)
         if made is None:
             # Near the junction: in the later half of what the outgoing piece plays on its own (up to the engine's reach).
-            reach = min(REACH_SECONDS, max(0.5 * (total - start) / fps, MIN_TAIL_SECONDS))
-            made, note = _transition(tail, clip_b, junction, align, lock_feet, reach)
+            made, note = _transition(tail, clip_b, junction, align, lock_feet, _reach(total - start, fps))
         else:  # the same blend with more of the composition before it
             made = make.make_transition(tail, clip_b, (made.frame_a, made.frame_b), made.method, made.length, align=align, lock_feet=lock_feet)
         if made.window[0] > 0 or tail_first == 0:
@@ -343,6 +344,21 @@ def _summary_numbers(clip, transitions, trimmed):
         "heading_snap_rad": max(max(m.heading_rate - m.clips_heading_rate, 0.0) * clip.dt for m in found),
         "skating_ratio": max(m.skating / max(m.clips_skating, 1e-9) for m in found),
     }
+
+
+def _reach(frames, fps):
+    """Seconds at a piece's end searched for an automatic point when it plays ``frames`` frames on its own: its later half, up to
+    :data:`REACH_SECONDS`."""
+    return min(REACH_SECONDS, max(0.5 * frames / fps, MIN_TAIL_SECONDS))
+
+
+def junction_candidates(pieces, junction, trim=False):
+    """The ranked points (:class:`..transition.points.Candidate`, frame numbers) where piece ``junction`` (0-based) can hand over
+    to the next (the first after the last: a loop's closing junction), searched in the frames and reach :func:`compose` uses."""
+    a, b = junction, (junction + 1) % len(pieces)
+    kept_a, _ = _kept_clip(pieces[a], a, pieces[0] if a else None, trim)
+    kept_b, _ = _kept_clip(pieces[b], b, pieces[0] if b else None, trim)
+    return points.transition_candidates(kept_a, kept_b, "end_start", reach_seconds=_reach(kept_a.num_frames, kept_a.fps))
 
 
 def compose(pieces, junctions=None, loop=False, trim=False, align=True, lock_feet=True):
@@ -442,7 +458,8 @@ def compose(pieces, junctions=None, loop=False, trim=False, align=True, lock_fee
         segments.append(Segment(k, pieces[k].name, source_first, int(transition.frame_a), out_first, position_a))
         out_first, source_first = position_a + 1, int(transition.frame_b) + 1
         metrics = _measured(clip, junction_made, opening, kept[k], kept[b], (positions[k], positions[b]))
-        window = tuple(junction_made.tail_first - opening + edge for edge in transition.window)
+        # A loop's closing blend runs on past the seam into the cycle's first frames: the window stops at the file's last frame.
+        window = tuple(min(max(junction_made.tail_first - opening + edge, 0), clip.num_frames - 1) for edge in transition.window)
         transitions.append(ComposedTransition(k, window, int(transition.frame_a), int(transition.frame_b), transition.method,
                                               transition.length, metrics, transition.candidates))
         how = "given" if not isinstance(junction.at, str) else "chosen"
@@ -464,4 +481,5 @@ def compose(pieces, junctions=None, loop=False, trim=False, align=True, lock_fee
         numbers["travel_per_cycle_m"] = float(np.linalg.norm(seam.chain(clip, travel_root)[:2, 3]))
         notes.append(f"loop: the cycle opens and closes on frame {source_last} of {labels[0]} (root {root_mode}), "
                      f"seam visibility {numbers['seam_visibility']:.2f}, travel {numbers['travel_per_cycle_m']:.2f} per cycle")
-    return Composition(clip, segments, transitions, numbers, tuple(notes), bool(loop))
+    travel_bone = names[made[-1].root] if loop and root_mode == "TRAVEL" else None
+    return Composition(clip, segments, transitions, numbers, tuple(notes), bool(loop), travel_bone)

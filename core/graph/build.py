@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import kinematics, quat, root as root_motion
-from ..errors import CompositionError
+from ..errors import GraphError
 from ..transition import features as pose_features, make, points
 from . import scan
 
@@ -76,15 +76,15 @@ class MotionGraph:
 
 def _check_library(clips, names):
     if not clips:
-        raise CompositionError("a motion graph needs at least one clip")
+        raise GraphError("a motion graph needs at least one clip")
     if len(names) != len(clips):
-        raise CompositionError(f"{len(clips)} clips but {len(names)} names")
+        raise GraphError(f"{len(clips)} clips but {len(names)} names")
     first = clips[0]
     for clip, name in zip(clips, names):
         if abs(clip.fps - first.fps) > 1e-4 * first.fps:
-            raise CompositionError(f"{name}: plays at {clip.fps:.4g} fps, {names[0]} at {first.fps:.4g}: resample it to match first")
+            raise GraphError(f"{name}: plays at {clip.fps:.4g} fps, {names[0]} at {first.fps:.4g}: resample it to match first")
         if set(clip.bone_names) != set(first.bone_names):
-            raise CompositionError(f"{name}: its bones differ from {names[0]}'s (a motion graph needs one skeleton)")
+            raise GraphError(f"{name}: its bones differ from {names[0]}'s (a motion graph needs one skeleton)")
 
 
 def _travelling_velocities(pose, root, indices, axis, dt):
@@ -280,7 +280,7 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
     stretch compared (default :data:`WINDOW_SECONDS`). joints: see
     :func:`library_features`. progress(done, total): called after each
     block of the distance map. blend_seconds: each transition's blend.
-    workers: threads scanning the map. CompositionError (one line) for a
+    workers: threads scanning the map. GraphError (one line) for a
     library that cannot make a graph.
     """
     started = time.perf_counter()
@@ -293,7 +293,7 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
     min_jump = int(round(MIN_JUMP_SECONDS * fps))
     needed = int(round(MARGIN_SECONDS * fps)) + max(blend + hold, window - 1) + 1
     if all(clip.num_frames < needed for clip in clips):
-        raise CompositionError(f"every clip is shorter than a transition needs ({needed} frames, {needed / fps:.2f} s)")
+        raise GraphError(f"every clip is shorter than a transition needs ({needed} frames, {needed / fps:.2f} s)")
     library, joint_names = library_features(clips, joints)
     left, right, starts = scan.padded_features(library, window - 1 + separation)
     layout = _Layout([len(f) for f in library], starts, window, blend, hold, min_jump, fps)
@@ -301,10 +301,10 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
     sampled = distance_statistics(left, right, layout)
     if threshold is None:
         if not len(sampled):
-            raise CompositionError("the library has no two windows to compare: give the threshold")
+            raise GraphError("the library has no two windows to compare: give the threshold")
         threshold, rule = float(np.percentile(sampled, percentile)), f"percentile {percentile:g} of sampled window distances"
     elif not (np.isfinite(threshold) and threshold > 0):
-        raise CompositionError(f"the threshold must be a positive number, got {threshold!r}")
+        raise GraphError(f"the threshold must be a positive number, got {threshold!r}")
     else:
         rule = "given"
     i, j, costs = scan.scan(left, right, window, separation, threshold, layout.keep, progress, workers=workers)
@@ -330,6 +330,8 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
         "library_frames": int(layout.lengths.sum()),
         "seconds": time.perf_counter() - started,
     })
+    if not kept.any():
+        raise GraphError(f"no transition between the clips is under the threshold {threshold:.3g} ({rule}): give a higher --threshold")
     graph_nodes = [{"id": int(renumber[v]), "clip": int(nodes[v, 0]), "frame": int(nodes[v, 1]) + firsts[nodes[v, 0]]}
                    for v in np.flatnonzero(kept)]
     order = np.flatnonzero(inside)

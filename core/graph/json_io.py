@@ -25,9 +25,10 @@ Distances are squared feature distances (see :mod:`.build`). Nodes are
 sorted by clip, then frame; edges by their ``from`` node.
 """
 
+import math
 import numbers
 
-from ..errors import CompositionError
+from ..errors import GraphError
 from .build import MotionGraph
 
 VERSION = 1
@@ -46,36 +47,40 @@ def _whole(value):
 
 
 def graph_from_json(data):
-    """A :class:`.build.MotionGraph` from :func:`graph_to_json`'s dict; CompositionError naming the first thing wrong."""
+    """A :class:`.build.MotionGraph` from :func:`graph_to_json`'s dict; GraphError naming the first thing wrong."""
     if not isinstance(data, dict):
-        raise CompositionError(f"a motion graph must be a JSON object, got {type(data).__name__}")
+        raise GraphError(f"a motion graph must be a JSON object, got {type(data).__name__}")
     if data.get("version") != VERSION:
-        raise CompositionError(f"motion graph version {data.get('version')!r} is not supported (this Loopsmith reads version {VERSION})")
+        raise GraphError(f"motion graph version {data.get('version')!r} is not supported (this Loopsmith reads version {VERSION})")
     for key in ("clips", "nodes", "edges"):
         if not isinstance(data.get(key), list):
-            raise CompositionError(f"the motion graph has no '{key}' list")
+            raise GraphError(f"the motion graph has no '{key}' list")
     for k, clip in enumerate(data["clips"]):
         if not isinstance(clip, dict) or any(key not in clip for key in _CLIP_KEYS):
-            raise CompositionError(f"clip {k} of the motion graph needs {', '.join(_CLIP_KEYS)}")
+            raise GraphError(f"clip {k} of the motion graph needs {', '.join(_CLIP_KEYS)}")
+        if not (isinstance(clip["name"], str) and _whole(clip["frames"]) and clip["frames"] > 0 and _whole(clip["first_frame"])
+                and isinstance(clip["fps"], numbers.Real) and clip["fps"] > 0):
+            raise GraphError(f"clip {k} of the motion graph needs a 'name', 'frames' above 0, a whole 'first_frame' and 'fps' above 0")
     clips = len(data["clips"])
     for k, node in enumerate(data["nodes"]):
         if not isinstance(node, dict) or node.get("id") != k or not _whole(node.get("clip")) or not 0 <= node["clip"] < clips \
                 or not _whole(node.get("frame")):
-            raise CompositionError(f"node {k} of the motion graph must be {{'id': {k}, 'clip': 0..{clips - 1}, 'frame': a whole number}}")
+            raise GraphError(f"node {k} of the motion graph must be {{'id': {k}, 'clip': 0..{clips - 1}, 'frame': a whole number}}")
         clip = data["clips"][node["clip"]]
         if not clip["first_frame"] <= node["frame"] < clip["first_frame"] + clip["frames"]:
-            raise CompositionError(f"node {k} of the motion graph is at frame {node['frame']}, outside clip '{clip['name']}'")
+            raise GraphError(f"node {k} of the motion graph is at frame {node['frame']}, outside clip '{clip['name']}'")
     nodes = len(data["nodes"])
     for k, edge in enumerate(data["edges"]):
         if not isinstance(edge, dict) or edge.get("kind") not in _EDGE_KINDS or not all(_whole(edge.get(key)) for key in ("from", "to", "frames")) \
-                or not isinstance(edge.get("cost"), numbers.Real):
-            raise CompositionError(f"edge {k} of the motion graph needs 'from', 'to', 'frames' (whole numbers), 'cost' and 'kind' (clip or transition)")
+                or not isinstance(edge.get("cost"), numbers.Real) or not math.isfinite(edge["cost"]) or edge["cost"] < 0:
+            raise GraphError(f"edge {k} of the motion graph needs 'from', 'to', 'frames' (whole numbers), 'cost' (0 or more) and 'kind' "
+                             "(clip or transition)")
         if not (0 <= edge["from"] < nodes and 0 <= edge["to"] < nodes):
-            raise CompositionError(f"edge {k} of the motion graph joins nodes {edge['from']} and {edge['to']}, but there are {nodes}")
+            raise GraphError(f"edge {k} of the motion graph joins nodes {edge['from']} and {edge['to']}, but there are {nodes}")
         if edge["frames"] < 1:
-            raise CompositionError(f"edge {k} of the motion graph plays {edge['frames']} frames: it must play at least one")
+            raise GraphError(f"edge {k} of the motion graph plays {edge['frames']} frames: it must play at least one")
     settings = data.get("settings")
-    if not isinstance(settings, dict) or not all(isinstance(settings.get(key), numbers.Real) for key in ("fps", "blend_frames")):
-        raise CompositionError("the motion graph's 'settings' must give 'fps' and 'blend_frames'")
+    if not isinstance(settings, dict) or not all(isinstance(settings.get(key), numbers.Real) and settings[key] > 0 for key in ("fps", "blend_frames")):
+        raise GraphError("the motion graph's 'settings' must give 'fps' and 'blend_frames' above 0")
     return MotionGraph(clips=[dict(clip) for clip in data["clips"]], nodes=[dict(node) for node in data["nodes"]],
                        edges=[dict(edge) for edge in data["edges"]], stats=dict(data.get("stats", {})), settings=dict(settings))

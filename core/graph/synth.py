@@ -16,7 +16,7 @@ import heapq
 import numpy as np
 
 from ..compose.sequence import Composition, Junction, Piece, Segment, compose
-from ..errors import CompositionError
+from ..errors import GraphError
 from ..transition.make import criteria_ratios
 from .build import MotionGraph, strongly_connected
 
@@ -41,13 +41,36 @@ def _step(graph, index, frames=None):
 
 def _frames_for(graph, seconds, what):
     if not (isinstance(seconds, (int, float)) and np.isfinite(seconds) and seconds > 0):
-        raise CompositionError(f"the {what} must be a positive number of seconds, got {seconds!r}")
+        raise GraphError(f"the {what} must be a positive number of seconds, got {seconds!r}")
     return int(round(seconds * graph.settings["fps"]))
 
 
 def _clip_edge(graph, out, node):
     """The index of the clip edge out of ``node``, or None at a clip's last node."""
     return next((index for index in out[node] if graph.edges[index]["kind"] == "clip"), None)
+
+
+def _walk_on(graph, out, node, choice, remaining, rng):
+    """Edges from ``node`` (leaving by edge ``choice``), drawn at random by ``rng``, lasting ``remaining`` frames (see :func:`random_walk`)."""
+    path = []
+    while remaining > 0:
+        edge = graph.edges[choice]
+        if edge["kind"] == "transition" and edge["frames"] > remaining and _clip_edge(graph, out, node) is not None:
+            choice = _clip_edge(graph, out, node)  # the transition would play past the end: play on in this clip instead
+            continue
+        if edge["kind"] == "transition" and edge["frames"] > remaining:
+            # At a clip's last node near the end: a transition cut after its blend, or none, whichever ends nearer the time asked.
+            blend = graph.settings["blend_frames"]
+            if 2 * remaining >= blend:
+                path.append(_step(graph, choice, max(remaining, blend)))
+            break
+        path.append(_step(graph, choice, remaining))
+        remaining -= path[-1]["frames"]
+        node = edge["to"]
+        if not out[node]:
+            raise GraphError(f"node {node} of the motion graph has no edge out of it (the graph is not strongly connected): build it again")
+        choice = out[node][int(rng.integers(len(out[node])))]
+    return path
 
 
 def random_walk(graph, seconds, seed):
@@ -65,27 +88,10 @@ def random_walk(graph, seconds, seed):
     out = _out_edges(graph)
     starts = [node for node in range(len(graph.nodes)) if _clip_edge(graph, out, node) is not None]
     if not starts:
-        raise CompositionError("the motion graph has no clip edges to walk")
+        raise GraphError("the motion graph has no clip edges to walk")
     rng = np.random.default_rng(seed)
     node = starts[int(rng.integers(len(starts)))]
-    path, remaining = [], total
-    choice = _clip_edge(graph, out, node)
-    while remaining > 0:
-        edge = graph.edges[choice]
-        if edge["kind"] == "transition" and edge["frames"] > remaining and _clip_edge(graph, out, node) is not None:
-            choice = _clip_edge(graph, out, node)  # the transition would play past the end: play on in this clip instead
-            continue
-        if edge["kind"] == "transition" and edge["frames"] > remaining:
-            # At a clip's last node near the end: a transition cut after its blend, or none, whichever ends nearer the time asked.
-            blend = graph.settings["blend_frames"]
-            if 2 * remaining >= blend:
-                path.append(_step(graph, choice, max(remaining, blend)))
-            break
-        path.append(_step(graph, choice, remaining))
-        remaining -= path[-1]["frames"]
-        node = edge["to"]
-        choice = out[node][int(rng.integers(len(out[node])))]
-    return path
+    return _walk_on(graph, out, node, _clip_edge(graph, out, node), total, rng)
 
 
 def _targets(graph, target):
@@ -97,7 +103,7 @@ def _targets(graph, target):
     found = {c for c in present if str(target).lower() in graph.clips[c]["name"].lower()}
     if not found:
         names = ", ".join(graph.clips[c]["name"] for c in present)
-        raise CompositionError(f"no clip in the motion graph is called or contains '{target}' (it holds {names})")
+        raise GraphError(f"no clip in the motion graph is called or contains '{target}' (it holds {names})")
     return found
 
 
@@ -124,18 +130,21 @@ def _shortest(graph, out, source, goal_clips):
     return None
 
 
-def path_via(graph, targets, seconds=None):
+def path_via(graph, targets, seconds=None, seed=0):
     """A path that plays the target clips in order, reaching each by the cheapest path (Dijkstra on edge costs).
 
     targets: clip names, or parts of names ("walk", "run", "bow": every clip
     whose name holds it counts). It starts at the first target's first node
     and plays each target for at least :data:`MIN_DWELL_SECONDS` (with
     ``seconds``, an equal share of it each), along its clip edges: a target
-    clip ends sooner only at its last node. The last one is cut to end on
-    time. CompositionError for a target no clip matches or cannot reach.
+    clip ends sooner only at its last node. With ``seconds`` the path lasts
+    that long as :func:`random_walk`'s do: the last target is cut to end on
+    time, or the walk goes on at random (``seed``) from where it ends.
+    GraphError for a target no clip matches or cannot reach, or
+    targets that take longer than ``seconds`` to visit.
     """
     if isinstance(targets, str) or not targets:
-        raise CompositionError(f"targets must be a list of clip names or parts of names, got {targets!r}")
+        raise GraphError(f"targets must be a list of clip names or parts of names, got {targets!r}")
     dwell = int(round(MIN_DWELL_SECONDS * graph.settings["fps"]))
     if seconds is not None:
         dwell = max(dwell, _frames_for(graph, seconds, "duration") // len(targets))
@@ -143,16 +152,18 @@ def path_via(graph, targets, seconds=None):
     out = _out_edges(graph)
     node = next((n for n, entry in enumerate(graph.nodes) if entry["clip"] in goals[0] and _clip_edge(graph, out, n) is not None), None)
     if node is None:
-        raise CompositionError(f"no clip matching '{targets[0]}' can be played in the motion graph")
+        raise GraphError(f"no clip matching '{targets[0]}' can be played in the motion graph")
     path = []
     for k, goal in enumerate(goals):
         if k and graph.nodes[node]["clip"] not in goal:
             route = _shortest(graph, out, node, goal)
             if route is None:
-                raise CompositionError(f"'{targets[k]}' cannot be reached from '{targets[k - 1]}' in the motion graph")
+                raise GraphError(f"'{targets[k]}' cannot be reached from '{targets[k - 1]}' in the motion graph")
             path += [_step(graph, index) for index in route]
             node = graph.edges[route[-1]]["to"]
         last, dwelt = k == len(goals) - 1, 0
+        if last and seconds is not None:
+            dwell = max(_frames_for(graph, seconds, "duration") - sum(edge["frames"] for edge in path), 0)
         while dwelt < dwell:
             index = _clip_edge(graph, out, node)
             if index is None:
@@ -161,6 +172,14 @@ def path_via(graph, targets, seconds=None):
             path.append(edge)
             dwelt += edge["frames"]
             node = edge["to"]
+    if seconds is None:
+        return path
+    total, played = _frames_for(graph, seconds, "duration"), sum(edge["frames"] for edge in path)
+    if played > total + graph.settings["blend_frames"] // 2:
+        raise GraphError(f"visiting {', '.join(targets)} takes at least {played / graph.settings['fps']:.1f} s, "
+                               f"more than the {seconds:g} s asked")
+    if total > played:
+        path += _walk_on(graph, out, node, out[node][0], total - played, np.random.default_rng(seed))
     return path
 
 
@@ -170,13 +189,13 @@ def _stays(graph, path):
     A transition's blend and hold play the other clip from its frame in (see :mod:`.build`).
     """
     if not path:
-        raise CompositionError("the path is empty: nothing to render")
+        raise GraphError("the path is empty: nothing to render")
     first = graph.nodes[path[0]["from"]]
     stays, junctions = [[first["clip"], first["frame"], first["frame"]]], []
     for k, edge in enumerate(path):
         source, target = graph.nodes[edge["from"]], graph.nodes[edge["to"]]
         if source["clip"] != stays[-1][0] or source["frame"] != stays[-1][2]:
-            raise CompositionError(f"edge {k} of the path starts at node {edge['from']}, not where the previous edge ended")
+            raise GraphError(f"edge {k} of the path starts at node {edge['from']}, not where the previous edge ended")
         if edge["kind"] == "clip":
             stays[-1][2] = source["frame"] + edge["frames"]
         else:
@@ -195,14 +214,14 @@ def render(graph, clips, path, method="AUTO", length=None):
     graph's blend; None: chosen by the engine up to it.
     """
     if len(clips) != len(graph.clips):
-        raise CompositionError(f"the motion graph has {len(graph.clips)} clips, {len(clips)} given")
+        raise GraphError(f"the motion graph has {len(graph.clips)} clips, {len(clips)} given")
     for clip, entry in zip(clips, graph.clips):
         if clip.num_frames != entry["frames"] or int(clip.frames[0]) != entry["first_frame"]:
-            raise CompositionError(f"clip '{entry['name']}' has frames {clip.frames[0]:g}-{clip.frames[-1]:g}, the graph was built on "
+            raise GraphError(f"clip '{entry['name']}' has frames {clip.frames[0]:g}-{clip.frames[-1]:g}, the graph was built on "
                                    f"{entry['first_frame']}-{entry['first_frame'] + entry['frames'] - 1}: build the graph again")
     fps, blend = graph.settings["fps"], graph.settings["blend_frames"]
     if length is not None and length * fps > blend + 1e-6:
-        raise CompositionError(f"a blend of {length:g} s is longer than the graph's transitions allow ({blend / fps:g} s)")
+        raise GraphError(f"a blend of {length:g} s is longer than the graph's transitions allow ({blend / fps:g} s)")
     stays, points = _stays(graph, path)
     names = [graph.clips[clip]["name"] for clip, *_ in stays]
     if not points:
@@ -244,12 +263,12 @@ def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None
     jump and heading rate within the clips' own, toe skating 1.5x) is taken
     out of the graph and the walk drawn again with the same seed, up to
     ``attempts`` walks; the composition's notes say how many were left out.
-    Returns the :class:`..compose.sequence.Composition`; CompositionError
+    Returns the :class:`..compose.sequence.Composition`; GraphError
     when every attempt keeps one.
     """
     dropped = 0
     for _ in range(attempts):
-        path = path_via(graph, list(via), seconds) if via else random_walk(graph, seconds, seed)
+        path = path_via(graph, list(via), seconds, seed) if via else random_walk(graph, seconds, seed)
         composed = render(graph, clips, path, method, length)
         used = [edge["index"] for edge in path if edge["kind"] == "transition"]
         visible = {index for index, made in zip(used, composed.transitions) if criteria_ratios(made.metrics).max() > 1.0}
@@ -257,4 +276,4 @@ def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None
             note = (f"{dropped} transitions of the graph showed when rendered and were left out",) if dropped else ()
             return dataclasses.replace(composed, notes=composed.notes + note)
         graph, dropped = without_edges(graph, visible), dropped + len(visible)
-    raise CompositionError(f"{attempts} walks each kept a transition that shows; build the graph with a lower --threshold")
+    raise GraphError(f"{attempts} walks each kept a transition that shows; build the graph with a lower --threshold")

@@ -147,8 +147,8 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
         (a0, a1), (b0, b1) = points.window_regions(clip_a, clip_b, "end_start", window, reach)
     else:
         candidates, starts = [], [_given_point(clip_a, clip_b, at)]
-        reach = int(round(points.REACH_SECONDS * clip_a.fps))
-        (a0, a1), (b0, b1) = (_around(index, len(f), window, reach) for index, f in zip(starts[0], (fa, fb)))
+        around = int(round(points.REACH_SECONDS * clip_a.fps))  # the picture's extent around a given point
+        (a0, a1), (b0, b1) = (_around(index, len(f), window, around) for index, f in zip(starts[0], (fa, fb)))
 
     lengths = LENGTHS if length is None else (length,)
     methods = blend.METHODS if method == "AUTO" else (method,)
