@@ -90,7 +90,7 @@ def _ankle_corrections(raw_ankle, looped_ankle, planted, chain, tolerance):
     kernel = np.array([1.0, 4.0, 6.0, 4.0, 1.0]) / 16.0
     correction = np.stack([np.convolve(correction[:, axis], kernel, mode="same") for axis in range(3)], axis=1)
     middle = slice(period, 2 * period)
-    return np.einsum("ij,tj->ti", np.linalg.inv(turn[1])[:3, :3], correction[middle])
+    return np.einsum("ij,tj->ti", kinematics.affine_inverse(turn[1])[:3, :3], correction[middle])
 
 
 def _solve_two_bone(hip, knee, ankle, target):

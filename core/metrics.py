@@ -41,7 +41,7 @@ def chain(clip, travel_root=None):
         return np.eye(4)
     global_root, _ = root_motion.root_frames(clip, travel_root)
     frames = root_motion.character_transform(global_root[:, :3, 3], quat.from_matrix(global_root[:, :3, :3]))
-    return frames[-1] @ np.linalg.inv(frames[0])
+    return frames[-1] @ kinematics.affine_inverse(frames[0])
 
 
 def _apply(matrix, points):

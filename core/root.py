@@ -105,7 +105,7 @@ def with_root_global(clip, root, position, rotation):
     target[:, :3, :3] = quat.to_matrix(rotation)
     target[:, :3, 3] = position
     target[:, 3, 3] = 1.0
-    basis = np.linalg.inv(space) @ target
+    basis = kinematics.affine_inverse(space) @ target
     location, rotations = clip.location.copy(), clip.rotation.copy()
     location[:, root] = basis[:, :3, 3]
     rotations[:, root] = quat.unroll(quat.from_matrix(basis[:, :3, :3]), clip.rotation[0, root])

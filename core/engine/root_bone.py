@@ -162,10 +162,10 @@ def _smoothed_floor(floor, heading, width, cyclic):
         return sampling.low_pass(floor, width), sampling.low_pass(heading, width)
     turn = heading[-1] - heading[0]
     ends = _floor_frames(floor[[0, -1]], heading[[0, -1]])
-    cycle = ends[1] @ np.linalg.inv(ends[0])  # takes the first frame's floor frame to the last's: one cycle on
+    cycle = ends[1] @ kinematics.affine_inverse(ends[0])  # takes the first frame's floor frame to the last's: one cycle on
 
     def move(points, cycles):
-        matrix = cycle if cycles > 0 else np.linalg.inv(cycle)
+        matrix = cycle if cycles > 0 else kinematics.affine_inverse(cycle)
         return points @ matrix[:3, :3].T + matrix[:3, 3]
 
     half = int(width) // 2 + 1
@@ -218,7 +218,7 @@ def extract_root_motion(clip, mode="HEADING", root_name="root", smoothing=0.25, 
     if in_place:
         # Each frame moves by what takes its floor frame to the root's, at the origin facing the first heading.
         root_world = _floor_frames(np.zeros_like(floor), np.full_like(heading, heading[0]))
-        moved = root_world @ np.linalg.inv(travelling)
+        moved = root_world @ kinematics.affine_inverse(travelling)
     else:
         root_world, moved = travelling, np.broadcast_to(np.eye(4), travelling.shape)
 
