@@ -6,6 +6,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import types
 from dataclasses import replace
 
 import numpy as np
@@ -106,6 +107,7 @@ class RecordingLayout:
         category, name = idname.split(".")
         assert hasattr(getattr(bpy.ops, category), name), idname
         self.log.append(("operator", idname))
+        return types.SimpleNamespace()  # a caller may set the button's operator properties
 
     def menu(self, idname, **kwargs):
         import bpy

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from helpers import evaluated_pose, import_bvh, run_loopsmith
+from helpers import RecordingLayout, evaluated_pose, import_bvh, run_loopsmith
 
 pytestmark = [pytest.mark.blender, pytest.mark.realdata]
 bpy = pytest.importorskip("bpy")
@@ -159,3 +159,25 @@ def test_compose_command_reports_segments_and_windows_in_the_file(loopsmith, bla
                           ((walk, run, "--at", "2", "1", "1"), "there is no junction 2"), ((walk, tmp_path), "not folders")):
         failed = run_loopsmith("compose", *args, "-o", tmp_path / "bad")
         assert failed.returncode == 2 and message in failed.stderr, failed.stderr
+
+
+@pytest.mark.parametrize("space", ["view", "dopesheet", "graph"])
+def test_sequence_and_graph_panels_draw_what_applies(loopsmith, walk_and_run, space):
+    obj, walk, run = walk_and_run
+    settings = bpy.context.scene.loopsmith
+    _fill_sequence(settings, [walk, run])
+    drawn = {}
+    for loop, use_range in ((False, False), (True, True)):
+        settings.compose_loop, settings.sequence[1].use_range, settings.active_sequence_entry = loop, use_range, 1
+        for name in ("sequence", "graph"):
+            layout = RecordingLayout()
+            getattr(bpy.types, f"LOOPSMITH_PT_{name}_{space}").draw(type("Panel", (), {"layout": layout})(), bpy.context)
+            drawn[name, loop] = {entry for kind, entry in layout.log if kind in ("prop", "operator", "list")}
+    # The last entry hands over only with Loop on; its range shows only when used.
+    assert "junction_method" not in drawn["sequence", False] and "frame_start" not in drawn["sequence", False]
+    assert {"junction_method", "frame_start", "loopsmith.compose", "loopsmith.junction_candidates", "sequence"} <= drawn["sequence", True]
+    assert {"graph_threshold", "loopsmith.build_graph", "synth_via", "loopsmith.synthesize"} <= drawn["graph", False]
+    for operator, draw in (("loopsmith.compose", loopsmith.ui.layout.draw_compose), ("loopsmith.synthesize", loopsmith.ui.layout.draw_synthesize)):
+        layout = RecordingLayout()
+        draw(layout, bpy.context.window_manager.operator_properties_last(operator))  # the redo panel: the operator's own properties
+        assert layout.log

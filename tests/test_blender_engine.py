@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from helpers import evaluated_pose, import_bvh, pose_errors
+from helpers import RecordingLayout, evaluated_pose, import_bvh, pose_errors
 
 pytestmark = pytest.mark.blender
 bpy = pytest.importorskip("bpy")
@@ -177,3 +177,19 @@ def test_export_warns_when_no_root_carries_the_travel(loopsmith, walker, tmp_pat
     assert bpy.ops.loopsmith.export_engine(engine="UNREAL", filepath=str(tmp_path / "walk.fbx")) == {"FINISHED"}
     written = capfd.readouterr().out.split("Info: Wrote")[-1]
     assert "for Unreal Engine, frames 1-106" in written and "Warning" not in written
+
+
+@pytest.mark.parametrize("space", ["view", "dopesheet", "graph"])
+def test_game_engine_panel_and_redo_panel_draw(loopsmith, walker, space):
+    settings = bpy.context.scene.loopsmith
+    drawn = {}
+    for in_place in (False, True):
+        settings.root_in_place = in_place
+        layout = RecordingLayout()
+        getattr(bpy.types, f"LOOPSMITH_PT_engine_{space}").draw(type("Panel", (), {"layout": layout})(), bpy.context)
+        drawn[in_place] = {entry for kind, entry in layout.log if kind in ("prop", "operator")}
+    assert {"root_motion_mode", "root_height", "engine", "loopsmith.extract_root_motion", "loopsmith.export_engine"} <= drawn[False]
+    assert "root_motion_mode" not in drawn[True] and "root_in_place" in drawn[True]  # in place, the root does not move: no mode
+    layout = RecordingLayout()
+    loopsmith.ui.layout.draw_root_motion(layout, bpy.context.window_manager.operator_properties_last("loopsmith.extract_root_motion"))
+    assert ("prop", "root_name") in layout.log
