@@ -65,6 +65,8 @@ def forget_junction_points(settings):
 
 
 class SequenceOperator:
+    """What the Sequence operators share: undoable, and available with an armature that has an action."""
+
     bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
