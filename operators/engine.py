@@ -6,8 +6,8 @@ import bpy
 from bpy.props import StringProperty
 
 from .. import properties
-from ..bridge import clip_io, root_motion
-from ..core.engine import profiles, root_bone
+from ..bridge import root_motion
+from ..core.engine import profiles
 from ..core.errors import ClipError, LoopsmithError
 from ..pipeline import engine_output, export
 from ..ui.layout import draw_root_motion
@@ -102,16 +102,14 @@ class LOOPSMITH_OT_export_engine(bpy.types.Operator):
         try:
             path = self._target(profile)
             first, last, note = engine_output.export_range(obj, action)
-            export.replace_outputs(obj, [path], first, last, {}, None, profile, action.use_cyclic)
-            clip = clip_io.read_clip(obj)
-            top, share = root_bone.root_share(clip)
+            root, problem = engine_output.engine_root(obj)
+            export.replace_outputs(obj, [path], first, last, {}, None, profile, action.use_cyclic, root)
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         written = f"Wrote {path} for {profile.label}, frames {first}-{last}{'; ' + note if note else ''}"
-        if share < engine_output.ROOT_SHARE:
-            carried = f"'{clip.bone_names[top]}' carries {share:.0%} of it" if top is not None else "no floor bone is on top"
-            self.report({"WARNING"}, f"{written}; no root bone carries the travel ({carried}): run Extract Root Motion first")
+        if problem:
+            self.report({"WARNING"}, f"{written}; {problem}: run Extract Root Motion first")
         else:
             self.report({"INFO"}, written)
         return {"FINISHED"}

@@ -40,7 +40,7 @@ def process(task, options, name, inputs):
         composed = sequence.compose(pieces, junctions, loop=options.loop, trim=options.trim, align=options.align)
         clip_io.write_clip(obj, composed.clip, name, source_action=clip_io.require_action(obj), frame_range=True, cyclic=options.loop,
                            cycles_travel=composed.travel_bone)
-        entry = report.composition_entry(paths, obj.name, targets, composed, 0.0)
+        entry = report.composition_entry(paths, obj.name, targets, composed)
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()

@@ -32,6 +32,18 @@ def _extract_root_motion(obj, options):
             "pelvis": result.clip.bone_names[result.pelvis], **result.as_edit().numbers}
 
 
+def engine_root(obj):
+    """``(name, problem)``: the floor bone on top of ``obj`` that an engine takes as its root (None if there is none), and why
+    it does not carry the travel of the active action ('' when it carries at least :data:`ROOT_SHARE` of it)."""
+    clip = clip_io.read_clip(obj)
+    top, share = root_bone.root_share(clip)
+    name = clip.bone_names[top] if top is not None else None
+    if share >= ROOT_SHARE:
+        return name, ""
+    carried = f"'{name}' carries {share:.0%} of it" if name is not None else "no floor bone is on top"
+    return name, f"no root bone carries the travel ({carried})"
+
+
 def export_range(obj, action):
     """``(first, last, note)``: the frames of ``action`` a file holds, and for a WRAP loop what was decided ('' otherwise).
 
@@ -58,24 +70,22 @@ def write_outputs(obj, targets, settings, header, options, entry):
     root's name in the FBX and GLB files) and a WRAP loop's ``loop_end``
     (whether its closing frame was written, and why).
     """
-    profile = profiles.PROFILES.get(options.engine)
+    profile, root = profiles.PROFILES.get(options.engine), None
     if options.root_motion != "NONE":
         entry["root_motion"] = _extract_root_motion(obj, options)
     if profile is not None:
         # The files name the engine's root as asked; the armature (and a .blend output) keeps its own names.
         profile = dataclasses.replace(profile, root_name=options.root_name)
         entry["engine"], entry["engine_root"] = profile.name, profile.root_name
-        clip = clip_io.read_clip(obj)
-        top, share = root_bone.root_share(clip)
-        if share < ROOT_SHARE:
-            carried = f"'{clip.bone_names[top]}' carries {share:.0%} of it" if top is not None else "no floor bone is on top"
-            entry["engine_note"] = f"no root bone carries the travel ({carried}): the engine will not move the character"
+        root, problem = engine_root(obj)
+        if problem:
+            entry["engine_note"] = f"{problem}: the engine will not move the character"
     action = clip_io.require_action(obj)
     first, last, note = export_range(obj, action)
     if note:
         entry["loop_end"] = note
     entry["action"] = action.name
-    export.replace_outputs(obj, targets, first, last, settings, header, profile, action.use_cyclic)
+    export.replace_outputs(obj, targets, first, last, settings, header, profile, action.use_cyclic, root)
 
 
 def targets(options, stem, source, inputs):

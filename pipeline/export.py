@@ -13,7 +13,7 @@ import numpy as np
 
 from ..bridge import action_api, clip_io, root_motion
 from ..core import bvh
-from ..core.engine import profiles, root_bone
+from ..core.engine import profiles
 from ..core.errors import ClipError, LoopsmithError
 from . import containers, interrupts, outputs
 from .importers import reason, silenced
@@ -136,15 +136,12 @@ def _starting_at_zero(obj, frame_start, frame_end):
 
 
 @contextlib.contextmanager
-def _root_named(obj, name):
-    """The armature's floor bone on top (the one an engine takes as its root) renamed ``name`` meanwhile, if it has one.
+def _root_named(obj, old, name):
+    """Bone ``old`` (the floor bone an engine takes as its root; None: none) renamed ``name`` meanwhile.
 
     Blender renames the paths of the object's action along, and back afterwards.
     """
-    clip = clip_io.read_clip(obj)
-    top, _ = root_bone.root_share(clip)
-    old = clip.bone_names[top] if top is not None else name
-    if old == name:
+    if old is None or old == name:
         yield
         return
     try:
@@ -158,18 +155,18 @@ def _root_named(obj, name):
 
 
 @contextlib.contextmanager
-def _engine_conventions(obj, profile, looping):
+def _engine_conventions(obj, profile, looping, root):
     """Meanwhile the names ``profile`` wants: the action's (a loop's animation name), the armature object's and the root bone's."""
     action = obj.animation_data.action
     with contextlib.ExitStack() as stack:
         stack.enter_context(_renamed(bpy.data.actions, action, profiles.animation_name(profile, action.name, looping)))
         if profile.armature_node:
             stack.enter_context(_renamed(bpy.data.objects, obj, profile.armature_node))
-        stack.enter_context(_root_named(obj, profile.root_name))
+        stack.enter_context(_root_named(obj, root, profile.root_name))
         yield action.name
 
 
-def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None, profile=None, looping=False):
+def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None, profile=None, looping=False, root=None):
     """Write armature ``obj``'s active action (the loop) over frames ``frame_start..frame_end`` (inclusive) to ``path``.
 
     suffix: the format, one of :data:`FORMATS` (``path`` may be a temporary
@@ -180,9 +177,10 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None,
     action is written: a GLB holds one animation, named after the action,
     starting at 0 s; an FBX one take named after it, starting at 0 s.
     profile: an :class:`~..core.engine.profiles.EngineProfile`; an FBX or GLB
-    is then written with its units, root bone name, armature node name and
-    (for a ``looping`` action) animation name; the root bone is named by the
-    root-motion step before (:mod:`.engine`). A .blend is a copy of
+    is then written with its units, armature node name, (for a ``looping``
+    action) animation name and root bone name: bone ``root`` (the floor bone
+    on top, see :func:`.engine_output.engine_root`) is called
+    ``profile.root_name`` in the file. A .blend is a copy of
     the whole file. Selection, active object, the scene's frame range and
     current frame are left as they were. Raises ExportError with a one-line
     reason (which does not name ``path``: the caller names its target).
@@ -203,7 +201,7 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None,
                 scene = stack.enter_context(_only_the_loop(obj, frame_start, frame_end))
                 name = action.name
                 if profile is not None and suffix != ".bvh":
-                    name = stack.enter_context(_engine_conventions(obj, profile, looping))
+                    name = stack.enter_context(_engine_conventions(obj, profile, looping, root))
                 if suffix == ".bvh":
                     bpy.ops.export_anim.bvh(filepath=str(path), frame_start=frame_start, frame_end=frame_end,
                                             global_scale=1.0 / bvh_scale)
@@ -324,12 +322,12 @@ def _blend_read_problem(path):
     return None if actions and objects else "it holds no object or no action"
 
 
-def replace_outputs(obj, targets, frame_start, frame_end, settings, header, profile=None, looping=False):
+def replace_outputs(obj, targets, frame_start, frame_end, settings, header, profile=None, looping=False, root=None):
     """Write ``obj``'s active action over ``frame_start..frame_end`` to every path of ``targets``, verify each, then move them all into place.
 
     settings, header: what :func:`.importers.load` returned for the input
     (a BVH output keeps a BVH input's units, axes and layout, while the
-    skeleton keeps its joints). profile, looping: as :func:`write`. All
+    skeleton keeps its joints). profile, looping, root: as :func:`write`. All
     formats or none: a failure leaves every earlier output as it was.
     """
     scale = settings.get("bvh_scale", 1.0)
@@ -337,5 +335,5 @@ def replace_outputs(obj, targets, frame_start, frame_end, settings, header, prof
     bvh_source = (header, settings["up_axis"]) if same_joints else None
     frames, fps = frame_end - frame_start + 1, clip_io.scene_fps(bpy.context.scene)
     outputs.replace_all([(target,
-                          lambda path, suffix=target.suffix: write(obj, path, suffix, frame_start, frame_end, scale, bvh_source, profile, looping),
+                          lambda path, suffix=target.suffix: write(obj, path, suffix, frame_start, frame_end, scale, bvh_source, profile, looping, root),
                           lambda path, suffix=target.suffix: verify(path, suffix, frames, fps)) for target in targets])

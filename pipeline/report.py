@@ -166,7 +166,7 @@ def _metrics(metrics):
     return {name: round(float(value), 4) for name, value in dataclasses.asdict(metrics).items()}
 
 
-def composition_entry(paths, armature, outputs, composed, seconds, source_of=None):
+def composition_entry(paths, armature, outputs, composed, source_of=None):
     """The report of one composition (``composed``: a :class:`~..core.compose.sequence.Composition` of the files ``paths``).
 
     ``segments`` name each clip's frames shown (its own frame numbers) and
@@ -179,7 +179,6 @@ def composition_entry(paths, armature, outputs, composed, seconds, source_of=Non
     return {
         "file": str(paths[0]), "clips": [str(path) for path in paths], "armature": armature, "status": "ok",
         "outputs": [str(output) for output in outputs], "frames": int(composed.clip.num_frames), "fps": round(float(composed.clip.fps), 6),
-        "seconds": round(seconds, 3),
         "composition": {"loop": bool(composed.loop), "numbers": {name: round(float(value), 4) for name, value in composed.numbers.items()},
                         "notes": list(composed.notes)},
         "segments": [{"source": str(source_of(segment)), "range": [int(segment.source_first), int(segment.source_last)],

@@ -26,7 +26,7 @@ def process(task, options, name, inputs):
         composed = motion_graph.synthesize(graph, [clip, *others], options.seconds, options.seed, options.via)
         clip_io.write_clip(obj, composed.clip, name, source_action=clip_io.require_action(obj), frame_range=True)
         by_name = {clip_entry["name"]: clip_path for clip_entry, clip_path in zip(graph.clips, paths)}
-        entry = report.composition_entry(paths, obj.name, targets, composed, 0.0, source_of=lambda segment: by_name[segment.name])
+        entry = report.composition_entry(paths, obj.name, targets, composed, source_of=lambda segment: by_name[segment.name])
         entry["graph_file"], entry["seed"], entry["via"] = str(options.graph), options.seed, list(options.via)
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:

@@ -128,6 +128,24 @@ class RecordingLayout:
         pass
 
 
+def strongly_connected(node_count, edges):
+    """Whether every node reaches every other along ``edges`` (dicts with "from" and "to"): node 0 reaches all, and all reach it."""
+    for forward in (True, False):
+        neighbours = [[] for _ in range(node_count)]
+        for edge in edges:
+            source, target = (edge["from"], edge["to"]) if forward else (edge["to"], edge["from"])
+            neighbours[source].append(target)
+        seen, stack = {0}, [0]
+        while stack:
+            for following in neighbours[stack.pop()]:
+                if following not in seen:
+                    seen.add(following)
+                    stack.append(following)
+        if len(seen) != node_count:
+            return False
+    return True
+
+
 # Multi-cycle walk and run clips with the gait period the shared README gives (seconds).
 GAIT_CLIPS = {
     "dataset-2_walk_normal_020.bvh": 1.10,

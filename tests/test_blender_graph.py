@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pytest
 
-from helpers import import_bvh, run_loopsmith
+from helpers import import_bvh, run_loopsmith, strongly_connected
 
 pytestmark = [pytest.mark.blender, pytest.mark.realdata]
 bpy = pytest.importorskip("bpy")
@@ -40,18 +40,8 @@ def test_graph_command_writes_a_documented_strongly_connected_graph(library):
     assert all(clip["path"].endswith(".bvh") and len(clip["sha256"]) == 64 for clip in document["clips"])
     kinds = {edge["kind"] for edge in document["edges"]}
     assert kinds == {"clip", "transition"}
-    # Strongly connected: every node reaches every other along the edges (and back).
     count = len(document["nodes"])
-    for forward in (True, False):
-        reached, frontier = {0}, [0]
-        while frontier:
-            node = frontier.pop()
-            for edge in document["edges"]:
-                source, target = (edge["from"], edge["to"]) if forward else (edge["to"], edge["from"])
-                if source == node and target not in reached:
-                    reached.add(target)
-                    frontier.append(target)
-        assert len(reached) == count
+    assert strongly_connected(count, document["edges"])
     entry = _entry(out)
     assert entry["command"] == "graph" and entry["graph"]["nodes"] == count
     html = (out / "loopsmith_report.html").read_text()

@@ -10,6 +10,7 @@ from core import demo
 from core.errors import GraphError
 from core.graph import build, graph_from_json, graph_to_json, path_via, random_walk, render, scan
 from core.transition import distance
+from helpers import strongly_connected
 
 NAMES = ["walk_a", "walk_b", "walk_short"]
 
@@ -24,21 +25,6 @@ def library():
 @pytest.fixture(scope="module")
 def graph(library):
     return build.build_graph(library, NAMES)
-
-
-def _reaches_all(graph, reverse=False):
-    """True when node 0 reaches every node along the edges (against them with reverse)."""
-    neighbours = [[] for _ in graph.nodes]
-    for edge in graph.edges:
-        a, b = (edge["to"], edge["from"]) if reverse else (edge["from"], edge["to"])
-        neighbours[a].append(b)
-    seen, stack = {0}, [0]
-    while stack:
-        for nxt in neighbours[stack.pop()]:
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return len(seen) == len(graph.nodes)
 
 
 def test_scan_finds_exactly_the_local_minima_of_the_windowed_map():
@@ -94,7 +80,7 @@ def test_threshold_is_the_percentile_of_the_library_distances(library, graph):
 
 
 def test_graph_is_strongly_connected_and_the_dead_end_clip_is_pruned(graph):
-    assert _reaches_all(graph) and _reaches_all(graph, reverse=True)
+    assert strongly_connected(len(graph.nodes), graph.edges)
     clips = {node["clip"] for node in graph.nodes}
     assert clips == {0, 1}  # walk_short: a transition lands in it too late to leave it again
     assert graph.stats["nodes_before_pruning"] > len(graph.nodes)

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from helpers import import_bvh
+from helpers import import_bvh, strongly_connected
 
 pytestmark = [pytest.mark.blender, pytest.mark.realdata]
 bpy = pytest.importorskip("bpy")
@@ -47,18 +47,7 @@ def _clips_played(graph, path):
 
 
 def test_graph_is_strongly_connected_and_keeps_walks_and_runs(graph):
-    successors, predecessors = ([[] for _ in graph.nodes] for _ in range(2))
-    for edge in graph.edges:
-        successors[edge["from"]].append(edge["to"])
-        predecessors[edge["to"]].append(edge["from"])
-    for neighbours in (successors, predecessors):  # node 0 reaches all and all reach node 0: every node reaches every other
-        seen, stack = {0}, [0]
-        while stack:
-            for nxt in neighbours[stack.pop()]:
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-        assert len(seen) == len(graph.nodes)
+    assert strongly_connected(len(graph.nodes), graph.edges)
     names = {graph.clips[node["clip"]]["name"] for node in graph.nodes}
     assert sum("run" in name for name in names) >= 1 and sum("walk" in name for name in names) >= 4, names
     # A quarter of all frames: the three one-cycle clips (24-31 frames) are too short for a 1 s blend and hold, the backward walks go.
