@@ -37,6 +37,14 @@ fraction = number(0.0, 1.0)
 count = number(1, integer=True)
 
 
+def shard(text):
+    """An argparse type for ``K/N``: the K-th (1-based) of N shares; returns ``(K, N)``."""
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit()) or not 1 <= int(k) <= int(n):
+        raise argparse.ArgumentTypeError(f"'{text}' is not K/N with 1 <= K <= N (e.g. 2/8)")
+    return int(k), int(n)
+
+
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Every option's default in ``--help`` (unless its text gives it), and epilogs kept as written."""
 

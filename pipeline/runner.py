@@ -29,7 +29,7 @@ import time
 from ..core import bvh
 from ..core.errors import LoopsmithError
 from . import commands, engine, inputs as input_files, interrupts, outputs, report, reports
-from .options import UsageError, count, number
+from .options import UsageError, count, number, shard
 
 WORKER_JOB = "LOOPSMITH_WORKER_JOB"  # set in a worker's environment: the path of its job file
 OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend")
@@ -45,10 +45,15 @@ def add_common_arguments(parser, inputs="+", inputs_help=None):
                         help="output formats, one or more ('same': the input's) (default: the --engine's, else same)")
     parser.add_argument("--bvh-scale", type=number(*bvh.SCALE_RANGE), default=None,
                         help="metres per BVH unit on import (default: detected from the skeleton's height; 0.01 for centimetres)")
+    parser.add_argument("--bvh-reader", choices=("numpy", "blender"), default="numpy",
+                        help="numpy: read BVH files at numpy speed and build the armature in bulk; blender: Blender's own BVH importer")
     parser.add_argument("-j", "--jobs", type=count, default=1, help="worker processes, this one included (capped at the files and cores)")
     parser.add_argument("--report", type=pathlib.Path, help="JSON report path, ending in .json; the HTML page goes beside it (default OUT/loopsmith_report.json)")
     parser.add_argument("--include-outputs", action="store_true", help="also read, in scanned folders, the files the report in OUT lists as earlier outputs")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--shard", type=shard, metavar="K/N",
+                        help="only the K-th of N shares of the inputs (every N-th file in sorted order, from the K-th): "
+                             "for farm tasks that split one folder")
 
 
 class _Plan:
@@ -58,6 +63,11 @@ class _Plan:
         self.tasks = [tuple(task) for task in tasks]
         self.names = list(names)
         self.inputs = inputs or sorted({str(input_files.real(path)) for task in self.tasks for path in task})
+
+    def share(self, k, n):
+        """The K-th of N shares of the tasks (every N-th from the K-th, 1-based), names and protected inputs kept as planned
+        for the whole run, so a farm's shards write what one run would."""
+        return _Plan(self.tasks[k - 1::n], self.names[k - 1::n], self.inputs)
 
 
 def say(text, stream=None, end="\n"):
@@ -106,6 +116,11 @@ def run(command, options):
         plan = _Plan(*command.plan(files, options))
     except UsageError as error:
         return _usage(command, error)
+    if options.shard:
+        planned, plan = len(plan.tasks), plan.share(*options.shard)
+        if not plan.tasks:  # more shards than tasks: this one has nothing to do, and says so in its (empty) report
+            say(f"loopsmith: --shard {options.shard[0]}/{options.shard[1]} has no task ({_count(planned, 'task')} in all)", sys.stderr)
+            return _finish(command, [], False, report_path, options, time.perf_counter() - started)
     jobs = min(options.jobs, len(plan.tasks), os.cpu_count() or 1)
     if jobs < options.jobs:
         say(f"loopsmith: --jobs {options.jobs} capped at {jobs} ({_count(len(plan.tasks), 'task')}, {_count(os.cpu_count() or 1, 'core')})",
