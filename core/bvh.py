@@ -17,8 +17,10 @@ channels, or 3 on connected bones, in the bone's rotation mode);
 
 import functools
 import itertools
+import os
 import pathlib
 import re
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -100,7 +102,7 @@ class BvhInfo:
 
 
 @dataclass(frozen=True)
-class _Layout:
+class Layout:
     """Where one joint's channels are in a motion row."""
 
     positions: tuple  # columns of X, Y, Z position, or () without position channels
@@ -108,24 +110,32 @@ class _Layout:
     order: str  # Blender Euler order of the rotation ('YXZ' for Zrotation Xrotation Yrotation)
 
 
-def _layouts(channels):
-    layouts, column = [], 0
+def layouts(channels):
+    """Where each joint's channels are in a motion row: one :class:`Layout` per joint of ``channels`` (BvhInfo.channels)."""
+    found, column = [], 0
     for names in channels:
         columns = {name: column + i for i, name in enumerate(names)}
         positions = tuple(columns[axis + "position"] for axis in "XYZ") if "Xposition" in columns else ()
         rotations = tuple(columns[axis + "rotation"] for axis in "XYZ") if "Xrotation" in columns else ()
         # BVH lists rotations outermost first (R = R1 R2 R3); Blender names the innermost first.
         order = "".join(name[0] for name in reversed(names) if name.endswith("rotation"))
-        layouts.append(_Layout(positions, rotations, order))
+        found.append(Layout(positions, rotations, order))
         column += len(names)
-    return layouts
+    return found
 
 
 # ---------------------------------------------------------------- reading
 
 
-def read_bvh(path):
-    """The checked contents of the BVH file at ``path``; BvhError names the first problem."""
+def read_bvh(path, progress=None):
+    """The checked contents of the BVH file at ``path``; BvhError names the first problem.
+
+    progress: called with the fraction of the motion read (0 to 1), every
+    5% or so, on long files. The motion is parsed by numpy over chunks of
+    whole lines; a file the fast path has any doubt about (a stray
+    character, a row of the wrong length, a value that is no finite number)
+    is read again token by token, which names the line and column.
+    """
     try:
         data = pathlib.Path(path).read_bytes()
     except OSError as error:
@@ -134,19 +144,39 @@ def read_bvh(path):
         raise BvhError("the file starts with a UTF-8 byte-order mark, which Blender's BVH importer cannot read "
                        "('This is not a BVH file'): save it without one", 1)
     try:
-        text = data.decode("utf-8")
+        return _parse_fast(data, progress)
+    except _NotFast:
+        return _parse_exact(_text(data))
+    except BvhError:
+        _text(data)  # a byte that is not UTF-8 anywhere in the file is named first, as the exact reader does
+        raise
+
+
+def _text(data):
+    """The file's bytes decoded; BvhError naming the line of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         start, end = data.rfind(b"\n", 0, error.start) + 1, data.find(b"\n", error.start)
         shown = data[start:end if end >= 0 else len(data)].decode("utf-8", "replace").strip()
         raise BvhError(f"byte 0x{data[error.start]:02x} is not UTF-8, which Blender's BVH importer needs ({shown[:60]!r})", line) from None
-    return parse_bvh(text)
 
 
-def parse_bvh(text):
+def parse_bvh(text, progress=None):
     """The checked contents of BVH ``text`` (see :func:`read_bvh`)."""
-    # Universal newlines, as Blender's importer reads the file.
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    try:
+        return _parse_fast(text.encode("utf-8"), progress)
+    except _NotFast:
+        return _parse_exact(text)
+
+
+class _NotFast(Exception):
+    """The fast reader met something only the exact reader can judge or name."""
+
+
+def _parse_header(lines):
+    """The skeleton, the ``Frames:`` line and count, the Frame Time, and the :class:`_Words` left after them."""
     words = _Words(lines)
     skeleton = _Skeleton()
     first = words.next("the file is empty")
@@ -167,31 +197,138 @@ def parse_bvh(text):
         else:
             raise BvhError(f"unexpected {' '.join(tokens)[:40]!r} in the hierarchy", line)
     frames_line, count = _frame_count(words)
-    frame_time = _frame_time(words)
-    motion = _motion(lines, words.index, skeleton)
-    if len(motion) != count:
-        raise BvhError(f"'Frames: {count}' but the motion has {len(motion)} rows" + (" (is the file cut short?)" if count > len(motion) else ""),
-                       frames_line)
+    return skeleton, frames_line, count, _frame_time(words), words
+
+
+def _checked_info(skeleton, frames_line, count, frame_time, motion, rows):
+    """The BvhInfo, once the motion's ``rows`` (how many the file has) agree with ``Frames:``."""
+    if rows != count:
+        raise BvhError(f"'Frames: {count}' but the motion has {rows} rows" + (" (is the file cut short?)" if count > rows else ""), frames_line)
     if not count:
         raise BvhError("'Frames: 0': the file has no motion", frames_line)
     return BvhInfo(tuple(skeleton.names), np.array(skeleton.parents, dtype=int), np.array(skeleton.offsets, dtype=float).reshape(-1, 3),
                    tuple(skeleton.channels), skeleton.end_sites, frame_time, motion)
 
 
+def _parse_exact(text):
+    """:func:`parse_bvh` token by token in Python: slow, but it names the line and column of any problem."""
+    # Universal newlines, as Blender's importer reads the file.
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    skeleton, frames_line, count, frame_time, words = _parse_header(lines)
+    motion = _motion(lines, words.count, skeleton)
+    return _checked_info(skeleton, frames_line, count, frame_time, motion, len(motion))
+
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_CHUNK_BYTES = 1 << 23  # motion text parsed per pass: the per-chunk work arrays stay a few times 8 MB
+_PROGRESS_STEP = 0.05
+#: Bytes the fast motion reader takes: digits, signs, '.', exponents, space, tab, newline. Anything
+#: else (a letter, a comma, a NUL, a byte that is not ASCII) is for the exact reader to judge.
+_FAST_BYTES = np.zeros(256, dtype=bool)
+_FAST_BYTES[np.frombuffer(b"0123456789+-.eE \t\n", dtype=np.uint8)] = True
+
+
+class _Progress:
+    """Passes a growing fraction on to ``callback`` (if any) every _PROGRESS_STEP, and once at 1."""
+
+    def __init__(self, callback):
+        self.callback, self.reported = callback, 0.0
+
+    def __call__(self, fraction):
+        if self.callback is not None and (fraction - self.reported >= _PROGRESS_STEP or fraction == 1.0 > self.reported):
+            self.reported = fraction
+            self.callback(fraction)
+
+
+class _ByteLines:
+    """The lines of a file's bytes, decoded one at a time (universal newlines); ``end``: the byte after the last line given."""
+
+    def __init__(self, data):
+        self.data, self.end = data, 0
+
+    def __iter__(self):
+        for found in _LINE_END.finditer(self.data):
+            line, self.end = self.data[self.end:found.start()], found.end()
+            yield _decoded(line)
+        if self.end < len(self.data):
+            line, self.end = self.data[self.end:], len(self.data)
+            yield _decoded(line)
+
+
+def _decoded(line):
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _NotFast from None  # the exact reader names the byte and its line
+
+
+def _parse_fast(data, progress):
+    """:func:`parse_bvh` of ``data`` (bytes), the motion parsed by numpy; _NotFast when only the exact reader can tell."""
+    lines = _ByteLines(data)
+    skeleton, frames_line, count, frame_time, _ = _parse_header(lines)
+    start = lines.end
+    if data.find(b"\r", start) >= 0:
+        data = data[start:].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        start = 0
+    width = sum(map(len, skeleton.channels))
+    # A row takes at least 2 * width - 1 bytes: a larger count cannot be filled, so no more is allocated.
+    motion = np.empty((min(count, (len(data) - start) // (2 * width - 1) + 1), width))
+    rows, first, report = 0, start, _Progress(progress)
+    while start < len(data):
+        end = len(data) if len(data) - start <= _CHUNK_BYTES else data.rfind(b"\n", start, start + _CHUNK_BYTES) + 1
+        if end <= start:  # a line longer than a chunk
+            end = len(data)
+        values = _chunk_rows(data[start:end], width)
+        kept = values[:max(0, len(motion) - rows)]
+        motion[rows:rows + len(kept)] = kept
+        rows += len(values)
+        start = end
+        report((start - first) / (len(data) - first))
+    return _checked_info(skeleton, frames_line, count, frame_time, motion[:rows], rows)
+
+
+def _chunk_rows(chunk, width):
+    """The rows ``(n, width)`` of a chunk of whole motion lines; _NotFast on anything the exact reader must name."""
+    codes = np.frombuffer(chunk, dtype=np.uint8)
+    if not _FAST_BYTES[codes].all():
+        raise _NotFast
+    space = codes <= 32  # only space, tab and newline are left
+    begins = ~space
+    begins[1:] &= space[:-1]
+    begins = np.flatnonzero(begins)
+    # Values per line: word beginnings between one line's start and the next's (a blank line has none).
+    starts = np.concatenate([[0], np.flatnonzero(codes == 10) + 1, [len(codes)]])
+    counts = np.diff(np.searchsorted(begins, starts))
+    if np.any((counts != 0) & (counts != width)):
+        raise _NotFast
+    words = len(begins)
+    if not words:
+        return np.empty((0, width))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)  # numpy's way of saying a word was no number
+            values = np.fromstring(chunk, sep=" ")
+    except (DeprecationWarning, ValueError):
+        raise _NotFast from None
+    if len(values) != words or not np.isfinite(values).all():
+        raise _NotFast
+    return values.reshape(-1, width)
+
+
 class _Words:
-    """The non-blank lines of a file, split into words, with their line numbers."""
+    """The non-blank lines of a file, split into words, with their line numbers; ``count``: lines taken so far."""
 
     def __init__(self, lines):
-        self.lines, self.index, self.last = lines, 0, 1
+        self.lines, self.count, self.last = iter(lines), 0, 1
 
     def next(self, at_end):
         """(line number, words) of the next non-blank line; BvhError ``at_end`` if there is none."""
-        while self.index < len(self.lines):
-            tokens = self.lines[self.index].split()
-            self.index += 1
+        for line in self.lines:
+            self.count += 1
+            tokens = line.split()
             if tokens:
-                self.last = self.index
-                return self.index, tokens
+                self.last = self.count
+                return self.count, tokens
         raise BvhError(at_end, self.last)
 
     def expect(self, keyword, what):
@@ -362,40 +499,109 @@ def _is_number(token):
 
 def to_text(info):
     """BVH text of ``info``: tab-indented hierarchy, offsets and Frame Time exact, motion to 6 decimals."""
+    return "".join(write_chunks(info))
+
+
+def write_bvh(path, info, progress=None):
+    """Write :func:`to_text` of ``info`` to ``path`` a piece at a time (see :func:`write_chunks`), flushed to disk: a full
+    disk raises OSError here rather than leaving a file that looks whole."""
+    with open(path, "w", encoding="utf-8", newline="\n") as file:
+        for piece in write_chunks(info, progress):
+            file.write(piece)
+        file.flush()
+        os.fsync(file.fileno())
+
+
+_ROWS_PER_CHUNK = 2048
+
+
+def write_chunks(info, progress=None):
+    """:func:`to_text` of ``info`` as consecutive strings: the hierarchy, then the motion a couple of thousand rows at a time.
+
+    progress: called with the fraction of the rows written (0 to 1), every 5% or so, on long clips.
+    """
+    yield _hierarchy_text(info)
+    total, report = info.frame_count, _Progress(progress)
+    for start in range(0, total, _ROWS_PER_CHUNK):
+        yield _rows_text(info.motion[start:start + _ROWS_PER_CHUNK])
+        report(min(start + _ROWS_PER_CHUNK, total) / total)
+
+
+def _hierarchy_text(info):
+    """The text up to and including the Frame Time line; joints depth first (a stack, so a deep chain needs no recursion)."""
     children = [[] for _ in info.names]
     for joint, parent in enumerate(info.parents):
         if parent >= 0:
             children[parent].append(joint)
     out = ["HIERARCHY"]
-
-    def write(joint, depth):
+    stack = [(int(root), 0, False) for root in reversed(np.flatnonzero(info.parents < 0))]
+    while stack:
+        joint, depth, closing = stack.pop()
         tab = "\t" * depth
+        if closing:
+            out.append(tab + "}")
+            continue
         out.append(f"{tab}{'JOINT' if depth else 'ROOT'} {info.names[joint]}")
         out.append(tab + "{")
         out.append(f"{tab}\tOFFSET {_numbers(info.offsets[joint])}")
         out.append(f"{tab}\tCHANNELS {len(info.channels[joint])} {' '.join(info.channels[joint])}".rstrip())
         if joint in info.end_sites:
             out.extend([f"{tab}\tEnd Site", f"{tab}\t{{", f"{tab}\t\tOFFSET {_numbers(info.end_sites[joint])}", f"{tab}\t}}"])
-        for child in children[joint]:
-            write(child, depth + 1)
-        out.append(tab + "}")
-
-    for root in np.flatnonzero(info.parents < 0):
-        write(root, 0)
+        stack.append((joint, depth, True))
+        stack.extend((child, depth + 1, False) for child in reversed(children[joint]))
     out += ["MOTION", f"Frames: {info.frame_count}", f"Frame Time: {info.frame_time!r}", ""]
-    return "\n".join(out) + _rows_text(info.motion)
+    return "\n".join(out)
 
 
 def _numbers(values):
     return " ".join(repr(float(v)) for v in values)  # shortest text that reads back exactly
 
 
+_TENS = 10.0 ** np.arange(1, 10)  # a whole part below _EXACT_LIMIT has at most 9 digits
+_TRIPLES = np.array([list(b"%03d" % number) for number in range(1000)], dtype=np.uint8)  # "000" to "999"
+_EXACT_LIMIT = 1e9  # beyond this the millionths pass 2**53, where floats stop being exact: Python formats the rows
+
+
 def _rows_text(motion):
-    """Motion rows ``(F, C)`` as text, 6 decimals, one line per frame."""
+    """Motion rows ``(F, C)`` as text, 6 decimals (byte for byte ``'%.6f'``), values joined by spaces, one line per frame.
+
+    The digits are made by numpy from each value's whole count of millionths;
+    ``'%.6f'`` rounds the exact binary value, so the few values whose
+    millionths lie within rounding of a half are counted by Python.
+    """
     if motion.size == 0:
         return ""
-    row = " ".join(["%.6f"] * motion.shape[1]) + "\n"
-    return (row * len(motion)) % tuple(motion.ravel())
+    values = np.ascontiguousarray(motion, dtype=float).ravel()
+    if np.abs(values).max() >= _EXACT_LIMIT:
+        row = " ".join(["%.6f"] * motion.shape[1]) + "\n"
+        return (row * len(motion)) % tuple(values)
+    scaled = np.abs(values) * 1e6
+    # Whole numbers below 2**53 held as floats: their division and floor are exact, and much faster than int64's.
+    micro = np.rint(scaled)
+    doubtful = np.flatnonzero(np.abs(np.abs(scaled - np.floor(scaled)) - 0.5) <= 1e-15 * scaled + 1e-9)
+    micro[doubtful] = [int(("%.6f" % abs(value)).replace(".", "")) for value in values[doubtful]]
+    negative = np.signbit(values)
+    whole = np.floor(micro / 1e6)
+    fraction = micro - 1e6 * whole
+    digits = np.searchsorted(_TENS, whole, side="right") + 1  # of the whole part, at least one
+    groups = -(-int(digits.max()) // 3)
+    width = 3 * groups
+    # One fixed-width field per value: sign, whole part, '.', two three-digit pieces of decimals, separator.
+    # Zero bytes are padding, dropped at the end.
+    fields = np.empty((len(values), width + 9), dtype=np.uint8)
+    fields[:, 0] = 0
+    for group in range(groups):
+        piece = np.floor(whole / 1000.0 ** (groups - 1 - group)) % 1000.0
+        fields[:, 1 + 3 * group:4 + 3 * group] = _TRIPLES[piece.astype(np.intp)]
+    fields[:, 1:width + 1][np.arange(width, 0, -1) > digits[:, None]] = 0
+    fields[np.flatnonzero(negative), width - digits[negative]] = ord("-")
+    fields[:, width + 1] = ord(".")
+    high = np.floor(fraction / 1000.0)
+    fields[:, width + 2:width + 5] = _TRIPLES[high.astype(np.intp)]
+    fields[:, width + 5:width + 8] = _TRIPLES[(fraction - 1000.0 * high).astype(np.intp)]
+    fields[:, -1] = ord(" ")
+    fields[motion.shape[1] - 1::motion.shape[1], -1] = ord("\n")
+    return fields[fields != 0].tobytes().decode("ascii")
 
 
 def _local_motion(info, matrix):
@@ -407,7 +613,7 @@ def _local_motion(info, matrix):
     turn = quat.from_matrix(matrix)
     frames = info.frame_count
     moved = {}
-    for joint, (name, layout) in enumerate(zip(info.names, _layouts(info.channels))):
+    for joint, (name, layout) in enumerate(zip(info.names, layouts(info.channels))):
         position = info.motion[:, layout.positions] if layout.positions else np.broadcast_to(info.offsets[joint], (frames, 3))
         rotation = quat.identity((frames,))
         if layout.rotations:
@@ -417,15 +623,21 @@ def _local_motion(info, matrix):
     return moved
 
 
-def _rows_in_layout(source, target, matrix):
-    """``source``'s motion re-expressed through ``matrix`` in ``target``'s joints and channels: ``(F, C_target)``."""
-    moved = _local_motion(source, matrix)
-    values = np.zeros((source.frame_count, sum(map(len, target.channels))))
-    reach = np.abs(source.offsets).max() + 1e-12
+def rows_in_layout(moved, target, reach):
+    """Motion rows ``(F, C_target)`` in ``target``'s joints and channels.
+
+    moved: joint name -> (local position ``(F, 3)`` in file units, rotation
+    ``(F, 4)`` in file axes, how far the position strays from the OFFSET);
+    reach: the source skeleton's largest offset (file units), which sets how
+    much stray is rounding. BvhError if a joint without position channels
+    moves off its OFFSET or one without rotation channels turns.
+    """
+    frames = len(next(iter(moved.values()))[0])
+    values = np.zeros((frames, sum(map(len, target.channels))))
     # Blender evaluates in single precision: far from the origin its rounding grows with the distance.
     far = max(np.abs(position).max() for position, _, _ in moved.values())
-    tolerance = 1e-6 * reach + 4e-6 * far
-    for name, layout in zip(target.names, _layouts(target.channels)):
+    tolerance = 1e-6 * (reach + 1e-12) + 4e-6 * far
+    for name, layout in zip(target.names, layouts(target.channels)):
         if name not in moved:
             raise BvhError(f"the exported file has no joint '{name}'")
         position, rotation, stray = moved[name]
@@ -449,7 +661,7 @@ def change_axes(text, matrix=BLENDER_TO_Y_UP, frame_time=None):
     """
     info = parse_bvh(text)
     turned = replace(info, offsets=info.offsets @ matrix.T, end_sites={joint: matrix @ offset for joint, offset in info.end_sites.items()},
-                     motion=_rows_in_layout(info, info, matrix), frame_time=info.frame_time if frame_time is None else frame_time)
+                     motion=rows_in_layout(_local_motion(info, matrix), info, np.abs(info.offsets).max()), frame_time=info.frame_time if frame_time is None else frame_time)
     return to_text(turned)
 
 
@@ -467,7 +679,7 @@ def match_layout(text, info, up="Y", frame_time=None):
     exported = parse_bvh(text)
     frame_time = exported.frame_time if frame_time is None else frame_time
     frame_time = info.frame_time if abs(frame_time - info.frame_time) <= 5.1e-7 else frame_time
-    return to_text(replace(info, frame_time=frame_time, motion=_rows_in_layout(exported, info, BLENDER_TO_FILE[up])))
+    return to_text(replace(info, frame_time=frame_time, motion=rows_in_layout(_local_motion(exported, matrix=BLENDER_TO_FILE[up]), info, np.abs(exported.offsets).max())))
 
 
 # ---------------------------------------------------------------- pose, units and up axis
@@ -482,7 +694,7 @@ def forward_kinematics(info, frames=None):
     count = len(values)
     positions = np.empty((count, len(info.names), 3))
     rotations = np.empty((count, len(info.names), 4))
-    for joint, layout in enumerate(_layouts(info.channels)):
+    for joint, layout in enumerate(layouts(info.channels)):
         local = values[:, layout.positions] if layout.positions else np.broadcast_to(info.offsets[joint], (count, 3))
         turn = rotation_modes.euler_to_quat(np.radians(values[:, layout.rotations]), layout.order) if layout.rotations else quat.identity((count,))
         parent = info.parents[joint]

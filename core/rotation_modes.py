@@ -88,6 +88,14 @@ def _alternate_euler(euler, order):
     return alt
 
 
+def smallest_euler(q, order):
+    """Of the two Euler triples of each rotation ``(..., 4)``, each angle in [-pi, pi], the one with the smaller sum of absolute
+    angles ``(..., 3)``: what Blender gives for a matrix without a previous Euler to stay near."""
+    principal = _principal_euler(q, order)
+    alternate = _wrap(_alternate_euler(principal, order))
+    return np.where((np.abs(alternate).sum(axis=-1) < np.abs(principal).sum(axis=-1))[..., None], alternate, principal)
+
+
 def quat_to_euler(q, order, reference=None):
     """Euler angles ``(F, ..., 3)`` continuous over frames (axis 0) from quaternions.
 

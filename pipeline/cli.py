@@ -17,7 +17,7 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from . import commands, engine, interrupts, runner  # noqa: E402
+from . import commands, engine, interrupts, merge_reports, runner, workers  # noqa: E402
 from .options import HelpFormatter  # noqa: E402
 
 
@@ -31,6 +31,8 @@ def parser():
         command.add_arguments(sub)
         engine.add_arguments(sub)
         sub.epilog = engine.epilog(sub.epilog)
+    merge = subparsers.add_parser(merge_reports.NAME, help=merge_reports.HELP, description=merge_reports.HELP, formatter_class=HelpFormatter)
+    merge_reports.add_arguments(merge)
     return main_parser
 
 
@@ -38,14 +40,16 @@ def main(argv=None):
     """Run the command line; returns the exit code (130 when stopped by Ctrl-C or SIGTERM)."""
     interrupts.install()
     try:
-        job = os.environ.pop(runner.WORKER_JOB, None)
+        job = os.environ.pop(workers.WORKER_JOB, None)
         if job:
-            return runner.work(job)
+            return workers.work(job)
         argv = list(sys.argv[1:] if argv is None else argv)
         try:
             options = parser().parse_args(argv)
         except SystemExit as exit_:
             return int(exit_.code or 0)
+        if options.command == merge_reports.NAME:
+            return merge_reports.main(options)
         return runner.run(commands.COMMANDS[options.command], options)
     except interrupts.Interrupted:
         return interrupts.EXIT_CODE

@@ -1,4 +1,4 @@
-"""The commands of the command line, by name (each a module that plugs into :mod:`.runner`)."""
+"""The commands of the command line that run over motion files, by name (each a module that plugs into :mod:`.runner`)."""
 
 from . import compose, edit, graph, make_loop, transition
 

@@ -45,20 +45,25 @@ def engine_root(obj):
 
 
 def export_range(obj, action):
-    """``(first, last, note)``: the frames of ``action`` a file holds, and for a WRAP loop what was decided ('' otherwise).
-
-    A WRAP loop's closing frame (one past its range) is left out only when
-    every bone repeats there; a travelling root's last sample is one cycle's
-    travel, so it is kept (seed 002).
-    """
+    """``(first, last, note)``: the frames of ``action`` a file holds, and for a WRAP loop what was decided ('' otherwise)."""
     first, last = clip_io.resolve_range(action)  # the manual range, else the keys'
     if not clip_io.loop_playback(action, obj).wrap:
         return first, last, ""
-    moving = loop.non_repeating_bones(clip_io.read_clip(obj, frame_end=last + 1))
+    keep, note = wrap_closing_frame(clip_io.read_clip(obj, frame_end=last + 1))
+    return first, last + 1 if keep else last, note
+
+
+def wrap_closing_frame(clip):
+    """``(keep, note)``: whether a WRAP loop's file keeps the closing frame of ``clip`` (the loop with it), and why.
+
+    The closing frame is left out only when every bone repeats there; a
+    travelling root's last sample is one cycle's travel, so it is kept (seed 002).
+    """
+    moving = loop.non_repeating_bones(clip)
     if not moving:
-        return first, last, "WRAP: every bone repeats at the closing frame, which the files leave out"
-    return first, last + 1, (f"WRAP: the closing frame is kept, as '{moving[0]}'{f' and {len(moving) - 1} more' if len(moving) > 1 else ''} "
-                             "does not repeat there (a travelling root's last sample is one cycle's travel)")
+        return False, "WRAP: every bone repeats at the closing frame, which the files leave out"
+    return True, (f"WRAP: the closing frame is kept, as '{moving[0]}'{f' and {len(moving) - 1} more' if len(moving) > 1 else ''} "
+                  "does not repeat there (a travelling root's last sample is one cycle's travel)")
 
 
 def write_outputs(obj, targets, settings, header, options, entry):

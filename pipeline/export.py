@@ -12,10 +12,10 @@ import bpy
 import numpy as np
 
 from ..bridge import action_api, clip_io, root_motion
-from ..core import bvh
+from ..core import bvh, bvh_clip
 from ..core.engine import profiles
 from ..core.errors import ClipError, LoopsmithError
-from . import containers, interrupts, outputs
+from . import containers, interrupts, outputs, progress
 from .importers import reason, silenced
 
 FORMATS = (".bvh", ".fbx", ".glb", ".blend")
@@ -337,3 +337,12 @@ def replace_outputs(obj, targets, frame_start, frame_end, settings, header, prof
     outputs.replace_all([(target,
                           lambda path, suffix=target.suffix: write(obj, path, suffix, frame_start, frame_end, scale, bvh_source, profile, looping, root),
                           lambda path, suffix=target.suffix: verify(path, suffix, frames, fps)) for target in targets])
+
+
+def replace_bvh_outputs(clip, targets, settings, header):
+    """:func:`replace_outputs` without a scene, for a BVH read by the numpy reader: ``clip`` (every frame) as BVH to every
+    path of ``targets``, in the input's units, axes and layout (``header``, ``settings``), verified, all or none."""
+    written = bvh_clip.bvh_from_clip(clip, header, settings["up_axis"], settings["bvh_scale"])
+    outputs.replace_all([(target, lambda path, name=target.name: bvh.write_bvh(path, written, progress.reporter(f"writing {name}")),
+                          lambda path: verify(path, ".bvh", clip.num_frames, clip.fps)) for target in targets])
+

@@ -34,6 +34,7 @@ class GraphCommand:
     """``graph``: one task over every clip given (files or folders)."""
 
     NAME, HELP, DONE, INPUTS, JOB = "graph", "build a motion graph over a library: where its clips can blend into each other", "built", "+", "graph_job"
+    FANS_OUT = True  # with --scheduler its task sends the distance map's blocks to the cluster too (see .cluster.run_task)
 
     def add_arguments(self, parser):
         parser.add_argument("--threshold", type=number(0.0, low_open=True),

@@ -1,8 +1,10 @@
 """The ``graph`` job (bpy side): read every clip once, build the motion graph, write it as verified JSON.
 
-Run by :mod:`.runner` as one task over the whole library.
+Run by :mod:`.runner` as one task over the whole library; with ``--scheduler`` the
+distance map's blocks run on the Dask cluster (:func:`.cluster.block_map`).
 """
 
+import contextlib
 import json
 import time
 
@@ -35,6 +37,15 @@ def distinct_names(paths):
         depth += 1
 
 
+def _blocks_on(scheduler):
+    """Where the distance map's blocks run: this process's threads, or the cluster at ``scheduler`` (``--scheduler``)."""
+    if scheduler is None:
+        return contextlib.nullcontext()
+    from . import cluster
+
+    return cluster.block_map(scheduler)
+
+
 def process(task, options, name, inputs):
     """Build the graph over the task's files; one report entry (or one error entry naming the file at fault)."""
     paths = list(task)
@@ -48,8 +59,10 @@ def process(task, options, name, inputs):
                 raise importers.InputError(f"{path}: {error}") from None
         imported = time.perf_counter() - started
         outputs.refuse_inputs([options.graph], inputs)
-        graph = motion_graph.build_graph(clips, distinct_names(paths), threshold=options.threshold)
+        with _blocks_on(options.scheduler) as map_blocks:
+            graph = motion_graph.build_graph(clips, distinct_names(paths), threshold=options.threshold, map_blocks=map_blocks)
         document = motion_graph.graph_to_json(graph)
+        del document["stats"]["seconds"]  # the report has the time: the same library gives the same file, locally or on a cluster
         for entry, path in zip(document["clips"], paths):
             entry["path"], entry["sha256"] = str(path.resolve()), file_sha256(path)
         outputs.replace_all([(options.graph, _write_json(document), _verify_json)])

@@ -13,10 +13,10 @@ import tempfile
 
 import bpy
 
-from ..bridge import clip_io
-from ..core import bvh
+from ..bridge import armature_build, clip_io
+from ..core import bvh, bvh_clip
 from ..core.errors import LoopsmithError
-from . import containers, interrupts
+from . import containers, interrupts, progress
 from .inputs import INPUT_SUFFIXES
 
 
@@ -52,15 +52,29 @@ def reason(error):
     return lines[-1].removeprefix("Error: ") if lines else type(error).__name__
 
 
-def _bvh_settings(path, options):
-    """Importer settings for a BVH after its checks: the unit scale (given or detected) and the up axis."""
+def read_bvh_header(path, options):
+    """A BVH's checked contents and the import settings after its checks: ``(BvhInfo, settings)``.
+
+    settings: the unit scale (given or detected), the up axis and the reader
+    (``--bvh-reader``). Raises InputError naming the problem.
+    """
     try:
-        info = bvh.read_bvh(path)
+        info = bvh.read_bvh(path, progress=progress.reporter(f"reading {path.name}"))
         up = bvh.up_axis(info)
         scale, how = (options.bvh_scale, "given with --bvh-scale") if options.bvh_scale is not None else bvh.suggest_scale(info, up)
     except bvh.BvhError as error:
         raise InputError(f"cannot be read: {error}") from None
-    return info, {"bvh_scale": scale, "bvh_scale_reason": how, "up_axis": up}
+    return info, {"bvh_scale": scale, "bvh_scale_reason": how, "up_axis": up, "reader": options.bvh_reader}
+
+
+def clip_of_bvh(info, settings):
+    """The clip Blender's importer would give of a BVH read by :func:`read_bvh_header`, computed in numpy (no scene)."""
+    return bvh_clip.clip_from_bvh(info, settings["bvh_scale"], settings["up_axis"])
+
+
+def bvh_armature_name(path):
+    """The name Blender's importer gives a BVH's armature and action: the file's stem, cut to what a name holds."""
+    return path.stem.encode("utf-8")[:bvh.MAX_NAME_BYTES].decode("utf-8", "ignore")
 
 
 def load(path, options):
@@ -75,7 +89,7 @@ def load(path, options):
         raise InputError(f"not a supported file type ({', '.join(INPUT_SUFFIXES)})")
     header, settings = None, {}
     if suffix == ".bvh":
-        header, settings = _bvh_settings(path, options)
+        header, settings = read_bvh_header(path, options)
     else:
         data = path.read_bytes()
         problem = containers.input_problem(data, suffix)
@@ -89,15 +103,17 @@ def load(path, options):
                 bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False)
             else:
                 bpy.ops.wm.read_homefile(use_empty=True)
-                _read(path, suffix, settings)
+                _read(path, suffix, settings, header)
     except (RuntimeError, ValueError, IndexError, UnicodeDecodeError, OSError) as error:
         interrupts.check()  # an interrupt inside an importer arrives wrapped in RuntimeError
         raise InputError(f"cannot be read: {reason(error)}") from None
     return settings, header
 
 
-def _read(path, suffix, settings):
-    if suffix == ".bvh":
+def _read(path, suffix, settings, header):
+    if suffix == ".bvh" and settings["reader"] == "numpy":
+        _build_bvh_scene(path, header, settings)
+    elif suffix == ".bvh":
         bpy.ops.import_anim.bvh(filepath=str(path), global_scale=settings["bvh_scale"], update_scene_fps=True,
                                 update_scene_duration=True, **bvh.IMPORT_AXES[settings["up_axis"]])
     elif suffix == ".fbx":
@@ -109,6 +125,16 @@ def _read(path, suffix, settings):
             scene.render.fps = max(1, round(rate))
             scene.render.fps_base = scene.render.fps / rate
         bpy.ops.import_scene.gltf(filepath=str(path))
+
+
+def _build_bvh_scene(path, header, settings):
+    """What Blender's importer makes of a BVH (scene rate and length, armature, action), built in bulk from the numpy reader's clip."""
+    scene = bpy.context.scene
+    scene.render.fps = int(round(1.0 / header.frame_time))  # the importer's update_scene_fps and update_scene_duration
+    scene.render.fps_base = scene.render.fps / (1.0 / header.frame_time)
+    scene.frame_end = max(scene.frame_end, 1 + header.frame_count)
+    armature_build.build_armature(clip_of_bvh(header, settings), bvh_armature_name(path),
+                                  lengths=bvh_clip.bone_lengths(header, settings["bvh_scale"]))
 
 
 def armatures_with_actions():
@@ -131,6 +157,20 @@ def armature_clip(path, options):
     return obj, clip_io.read_clip(obj), settings, header
 
 
+def read_clip(path, options):
+    """The clip of ``path``'s first armature with an action, for a job that needs no scene: ``(clip, settings, header)``.
+
+    A BVH read by the numpy reader builds no scene at all; other files are imported as by :func:`armature_clip`.
+    """
+    if path.suffix.lower() == ".bvh" and options.bvh_reader == "numpy":
+        if not path.is_file():
+            raise InputError("no such file")
+        header, settings = read_bvh_header(path, options)
+        return clip_of_bvh(header, settings), settings, header
+    _, clip, settings, header = armature_clip(path, options)
+    return clip, settings, header
+
+
 def several_clips(paths, options):
     """Import every file of ``paths`` after the first (each kept as its clip), then the first (left open in the scene, to
     write onto and export).
@@ -142,7 +182,7 @@ def several_clips(paths, options):
     others = []
     for path in paths[1:]:
         try:
-            others.append(armature_clip(path, options)[1])
+            others.append(read_clip(path, options)[0])
         except LoopsmithError as error:
             raise InputError(f"{path}: {error}") from None
     return (*armature_clip(paths[0], options), others)

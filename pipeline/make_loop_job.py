@@ -10,7 +10,8 @@ import bpy
 from ..bridge import clip_io
 from ..core import detect, loop, stitch
 from ..core.errors import LoopError, LoopsmithError
-from . import engine_output, importers, interrupts, report
+from . import engine_output, export, importers, interrupts, report
+from .inputs import output_suffixes
 from .make_loop import OUTPUT_TAG, stitch_fields
 
 
@@ -35,16 +36,21 @@ def _loop_range(clip, options):
     return (detection.best.frame_start, detection.best.frame_end), detection
 
 
+def _make(clip, options):
+    """Find Loop (unless the range is given) and Make Loop on ``clip``: (result, detection, start, end, stitch parameters)."""
+    (start, end), detection = _loop_range(clip, options)
+    params = stitch.StitchParameters(**{name: getattr(options, name) for name in stitch_fields()})
+    # Made as CLAMP, written as either: a WRAP action keeps the closing key and ends its range a frame earlier.
+    result = loop.make_loop(clip, start, end, params, options.root_mode, options.root_bone, "CLAMP", options.root_blend, options.lock_feet)
+    return result, detection, start, end, params
+
+
 def _loop_armature(obj, path, options, targets, settings, header):
     started = time.perf_counter()
     source = clip_io.require_action(obj)
     scene = bpy.context.scene
     scene.render.fps = scene.render.fps or 30
-    clip = clip_io.read_clip(obj)
-    (start, end), detection = _loop_range(clip, options)
-    params = stitch.StitchParameters(**{name: getattr(options, name) for name in stitch_fields()})
-    # Made as CLAMP, written as either: a WRAP action keeps the closing key and ends its range a frame earlier.
-    result = loop.make_loop(clip, start, end, params, options.root_mode, options.root_bone, "CLAMP", options.root_blend, options.lock_feet)
+    result, detection, start, end, params = _make(clip_io.read_clip(obj), options)
     written = clip_io.write_loop(obj, result, source, params, options.loop_mode)
     source.use_fake_user = True  # a .blend output keeps the original action too
     entry = report.loop_entry(path, obj.name, targets, result, detection, start, end, 0.0)
@@ -58,6 +64,56 @@ def _loop_armature(obj, path, options, targets, settings, header):
     return entry
 
 
+def _loop_bvh(clip, name, path, options, targets, settings, header):
+    """:func:`_loop_armature` for a clip read by the numpy reader and written as BVH only: no Blender scene at all."""
+    started = time.perf_counter()
+    result, detection, start, end, _ = _make(clip, options)
+    looped, note = result.clip, ""
+    if options.loop_mode == "WRAP":
+        keep, note = engine_output.wrap_closing_frame(looped)
+        looped = looped if keep else looped.slice_frames(0, looped.num_frames - 1)
+    entry = report.loop_entry(path, name, targets, result, detection, start, end, 0.0)
+    entry["import"] = settings
+    if note:
+        entry["loop_end"] = note
+    entry["action"] = f"{name}_loop"  # what the scene's path would call the loop's action
+    export.replace_bvh_outputs(looped, targets, settings, header)
+    entry["seconds"] = round(time.perf_counter() - started, 3)
+    return entry
+
+
+def _needs_no_scene(path, options):
+    """Whether the whole job can run in numpy: a BVH read by the numpy reader, looped into BVH files with nothing Blender must do."""
+    return (path.suffix.lower() == ".bvh" and options.bvh_reader == "numpy" and options.root_motion == "NONE" and options.engine is None
+            and set(output_suffixes(path, options.format)) == {".bvh"})
+
+
+def _loop_file(path, options, stem, inputs):
+    """The entries of every armature of ``path`` and the import's seconds; raises LoopsmithError if the file cannot be read."""
+    started = time.perf_counter()
+    if _needs_no_scene(path, options):
+        clip, settings, header = importers.read_clip(path, options)
+        imported, name = time.perf_counter() - started, importers.bvh_armature_name(path)
+        loops = [(name, lambda targets: _loop_bvh(clip, name, path, options, targets, settings, header))]
+    else:
+        settings, header = importers.load(path, options)
+        imported = time.perf_counter() - started
+        names = importers.armatures_with_actions()
+        if not names:
+            raise importers.InputError("has no armature with an action")
+        loops = [(name, lambda targets, name=name: _loop_armature(bpy.data.objects[name], path, options, targets, settings, header))
+                 for name in names]
+    entries = []
+    for name, make in loops:
+        begun = time.perf_counter()
+        try:
+            entries.append(make(_targets(stem, name, len(loops) > 1, options, path, inputs)))
+        except LoopsmithError as error:
+            interrupts.check()
+            entries.append(report.error_entry(path, str(error), time.perf_counter() - begun, name))
+    return entries, imported
+
+
 def process(task, options, stem, inputs):
     """Loop every armature with an action in the task's one file; one report entry each (or one error entry).
 
@@ -68,21 +124,7 @@ def process(task, options, stem, inputs):
     (path,) = task
     started = time.perf_counter()
     try:
-        settings, header = importers.load(path, options)
-        imported = time.perf_counter() - started
-        names = importers.armatures_with_actions()
-        if not names:
-            raise importers.InputError("has no armature with an action")
-        entries = []
-        for name in names:
-            begun = time.perf_counter()
-            obj = bpy.data.objects[name]
-            try:
-                targets = _targets(stem, name, len(names) > 1, options, path, inputs)
-                entries.append(_loop_armature(obj, path, options, targets, settings, header))
-            except LoopsmithError as error:
-                interrupts.check()
-                entries.append(report.error_entry(path, str(error), time.perf_counter() - begun, name))
+        entries, imported = _loop_file(path, options, stem, inputs)
     except LoopsmithError as error:
         interrupts.check()
         entries, imported = [report.error_entry(path, str(error), time.perf_counter() - started)], 0.0

@@ -6,6 +6,7 @@ and exits with 2. Plain Python (no Blender).
 
 import argparse
 import math
+import pathlib
 
 
 class UsageError(Exception):
@@ -43,6 +44,14 @@ def shard(text):
     if not (k.isdigit() and n.isdigit()) or not 1 <= int(k) <= int(n):
         raise argparse.ArgumentTypeError(f"'{text}' is not K/N with 1 <= K <= N (e.g. 2/8)")
     return int(k), int(n)
+
+
+def json_values(options):
+    """Parsed ``options`` (a namespace) as a dict of JSON values (paths as strings)."""
+    def plain(value):
+        return str(value) if isinstance(value, pathlib.PurePath) else [plain(v) for v in value] if isinstance(value, list) else value
+
+    return {key: plain(value) for key, value in vars(options).items()}
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):

@@ -14,8 +14,10 @@ import sys
 import time
 
 from ..core.errors import LoopsmithError
-from . import outputs, report
+from . import interrupts, outputs, report
 from .inputs import real
+from .options import json_values
+from .progress import counted, say
 
 DEFAULT_NAME = "loopsmith_report.json"
 _LOCK_WAIT = 30.0  # seconds; a lock older than this was left by a killed run
@@ -216,3 +218,34 @@ def write_reports(entries, json_path, summary, settings):
     except outputs.OutputError as error:
         raise ReportError(f"cannot write the report {error.path}: {error.reason}") from None
     return len(kept), notes
+
+
+def finish(command, entries, stopped, report_path, options, seconds):
+    """A run's end: summary and errors to the terminal first (they must arrive whatever happens to the report), then the
+    reports (:func:`write_reports`); returns the exit code.
+
+    command: the command run (its ``DONE`` says what a finished task is);
+    options: its parsed options, kept in the report; seconds: the run's time.
+    """
+    summary = "\n".join([summary_table(entries), *scales_used(entries), closing_line(entries, seconds, command.DONE, stopped)])
+    say(summary)
+    for entry in entries:
+        if entry["status"] != "ok":
+            say(f"loopsmith: {entry['file']}: {entry['error']}", sys.stderr)
+    status = 0 if all(entry["status"] == "ok" for entry in entries) else 1
+    if status and options.shard:  # a farm's task: a failed file is in its part report, and merge-reports exits 1 for it
+        say("loopsmith: note: --shard: exit code 0 with failed files, which the part report holds (merge-reports gives the run's exit code)",
+            sys.stderr)
+        status = 0
+    try:
+        kept, notes = write_reports(entries, report_path, summary, json_values(options))
+        say(f"reports: {report_path} and {report_path.with_suffix('.html')}" + (f" (with {counted(kept, 'entry', 'entries')} of earlier runs)" if kept else ""))
+        for note in notes:
+            say(f"loopsmith: note: {note}", sys.stderr)
+    except LoopsmithError as error:
+        say(f"loopsmith: {error}", sys.stderr)
+        status = 1
+    except interrupts.Interrupted:
+        say(f"loopsmith: interrupted: the report {report_path} was not written (the previous one is as it was)", sys.stderr)
+        stopped = True
+    return interrupts.EXIT_CODE if stopped else status

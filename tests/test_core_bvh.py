@@ -146,3 +146,87 @@ def test_a_joint_the_input_cannot_move_is_an_error():
     moved = bvh.BvhInfo(info.names, info.parents, info.offsets, six, info.end_sites, info.frame_time, motion)
     with pytest.raises(bvh.BvhError, match=f"joint '{info.names[still]}' moves off its OFFSET"):
         bvh.match_layout(bvh.to_text(moved), info, up="Z")
+
+
+# ---------------------------------------------------------------- the fast reader and the chunked writer
+
+_ODD_WORDS = ("1-2", "1e", "--1", "1.2.3", ".", "1e+", "1,5", "nan", "inf", "1e999", "0x10", "1_0", "\x0c", "é", "+.5", "5.", "1E3")
+
+
+def _outcome(parse, text):
+    try:
+        return parse(text).motion
+    except bvh.BvhError as error:
+        return str(error), error.line, error.column
+
+
+@pytest.mark.parametrize("word", _ODD_WORDS)
+def test_the_fast_reader_judges_every_odd_value_as_the_exact_reader_does(word):
+    lines = bvh.to_text(_synthetic()).split("\n")
+    row = lines.index("Frame Time: 0.03333333333333333") + 6
+    values = lines[row].split(" ")
+    lines[row] = " ".join(values[:4] + [word] + values[5:])
+    text = "\n".join(lines)
+    fast, exact = _outcome(bvh.parse_bvh, text), _outcome(bvh._parse_exact, text)
+    if isinstance(exact, tuple):
+        assert fast == exact and exact[1] == row + 1
+    else:  # Python's float() takes it ('1_0', '+.5'): so does Blender's importer
+        assert np.array_equal(fast, exact) and word in ("1_0", "+.5", "5.", "1E3")
+
+
+@pytest.mark.parametrize("change", ["short row", "long row", "blank lines", "CRLF", "CR", "Frames"])
+def test_the_fast_reader_agrees_with_the_exact_reader_on_layout_problems(change, monkeypatch):
+    monkeypatch.setattr(bvh, "_CHUNK_BYTES", 200)  # many chunks: problems across their edges
+    text = bvh.to_text(_synthetic())
+    lines = text.split("\n")
+    first = lines.index("Frame Time: 0.03333333333333333") + 1
+    if change == "short row":
+        lines[first + 20] = " ".join(lines[first + 20].split()[:-1])
+    elif change == "long row":
+        lines[first + 39] += " 1.0"
+    elif change == "blank lines":
+        lines[first + 5:first + 5] = ["", "   \t"]
+    elif change == "Frames":
+        lines[first - 2] = "Frames: 41"
+    text = "\n".join(lines)
+    text = text.replace("\n", "\r\n") if change == "CRLF" else text.replace("\n", "\r") if change == "CR" else text
+    try:
+        fast = bvh.parse_bvh(text)
+    except bvh.BvhError as error:
+        with pytest.raises(bvh.BvhError) as exact:
+            bvh._parse_exact(text)
+        assert (str(error), error.line) == (str(exact.value), exact.value.line)
+        assert change in ("short row", "long row", "Frames")
+    else:
+        assert np.array_equal(fast.motion, bvh._parse_exact(text).motion) and change not in ("short row", "long row", "Frames")
+
+
+def test_long_reads_and_writes_report_progress(tmp_path, monkeypatch):
+    monkeypatch.setattr(bvh, "_CHUNK_BYTES", 1000)
+    monkeypatch.setattr(bvh, "_ROWS_PER_CHUNK", 3)
+    info = _synthetic()
+    written, read = [], []
+    bvh.write_bvh(tmp_path / "a.bvh", info, progress=written.append)
+    assert (tmp_path / "a.bvh").read_text() == bvh.to_text(info)
+    back = bvh.read_bvh(tmp_path / "a.bvh", progress=read.append)
+    assert np.array_equal(back.motion, bvh._parse_exact(bvh.to_text(info)).motion)
+    for fractions in (written, read):
+        assert len(fractions) >= 5 and fractions == sorted(fractions) and fractions[-1] == 1.0 and np.all(np.diff(fractions[:-1]) >= 0.05 - 1e-12)
+
+
+def test_motion_text_is_byte_for_byte_printf():
+    rng = np.random.default_rng(1)
+    edges = np.array([[0.0, -0.0, 1e-7, -1e-7, 5e-7, -5e-7, 1.5e-6, 2.5e-6, 9.9999995, 99999999.9999995, 999999999.5, 123456789012.5]])
+    for motion in (rng.uniform(-180, 180, (300, 7)), rng.normal(0, 1e-6, (300, 5)), np.arange(-2000, 2000).reshape(-1, 4) / 2e6,
+                   rng.integers(-1000, 1000, (100, 9)) / 1e6 + 5e-7, rng.uniform(-1e9, 1e9, (100, 3)), edges, edges[:, :-1]):
+        expected = "".join(" ".join("%.6f" % value for value in row) + "\n" for row in motion)
+        assert bvh._rows_text(motion) == expected
+
+
+def test_a_byte_that_is_not_utf8_is_named_before_a_problem_above_it(tmp_path):
+    text = bvh.to_text(_synthetic()).replace("Frame Time: 0.03333333333333333", "Frame Time: 0")
+    path = tmp_path / "latin1.bvh"
+    path.write_bytes(text.encode("utf-8")[:-2] + b"\xe9\n")
+    with pytest.raises(bvh.BvhError, match="byte 0xe9 is not UTF-8") as error:
+        bvh.read_bvh(path)
+    assert error.value.line == text.count("\n")

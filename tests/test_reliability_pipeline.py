@@ -234,8 +234,8 @@ def test_ctrl_c_in_the_first_moments_exits_cleanly(mocap_dir, tmp_path, delay):
 def test_a_worker_that_dies_reports_the_files_it_finished(loopsmith, tmp_path):
     import importlib
 
-    runner = importlib.import_module(loopsmith.__name__ + ".pipeline.runner")
-    worker = runner._Worker.__new__(runner._Worker)
+    workers = importlib.import_module(loopsmith.__name__ + ".pipeline.workers")
+    worker = workers.Worker.__new__(workers.Worker)
     worker.tasks = [(pathlib.Path("a.bvh"),), (pathlib.Path("b.bvh"),), (pathlib.Path("c.bvh"),)]
     worker.output, worker.log, worker.command = tmp_path / "worker.jsonl", tmp_path / "worker.log", "make-loop"
     # a.bvh finished; b.bvh's line was being written when the worker was killed.

@@ -14,6 +14,9 @@ done
   echo "$0: the bpy module needs Python 3.11; set PYTHON=/path/to/python3.11" >&2; exit 2; }
 
 common_requirements=("numpy<2" "pytest>=8" "hypothesis>=6")
+# Dask's client and workers for --scheduler (optional for users; tests/test_cluster.py runs a real cluster on every bpy).
+# ~10 MB; this release supports Python 3.11 and numpy 1.26. pipeline/cluster.py names the same pin in its message.
+cluster_requirements=("distributed==2026.8.0")
 
 venv() {  # venv NAME REQUIREMENT... -> prints the venv's python
   local dir=".venv/$1"; shift
@@ -38,9 +41,9 @@ core_venv() {  # core_venv -> prints the python of the venv without bpy
   venv core "${common_requirements[@]}"
 }
 
-bpy_venv() {  # bpy_venv VERSION -> prints the python of the venv with bpy==VERSION, the checkout linked as `loopsmith`
+bpy_venv() {  # bpy_venv VERSION -> prints the python of the venv with bpy==VERSION and Dask, the checkout linked as `loopsmith`
   local py
-  py=$(venv "bpy-$1" "bpy==$1" "${common_requirements[@]}" pytest-blender) || exit 2
+  py=$(venv "bpy-$1" "bpy==$1" "${common_requirements[@]}" pytest-blender "${cluster_requirements[@]}") || exit 2
   link_package "$py"
   echo "$py"
 }

@@ -271,7 +271,7 @@ def _assemble(layout, clip_a, index_a, clip_b, index_b, costs, threshold):
 
 
 def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, progress=None,
-                blend_seconds=BLEND_SECONDS, percentile=THRESHOLD_PERCENTILE, workers=scan.WORKERS):
+                blend_seconds=BLEND_SECONDS, percentile=THRESHOLD_PERCENTILE, workers=scan.WORKERS, map_blocks=None):
     """The motion graph of a library of clips (one skeleton, one frame rate): see the module.
 
     names: one per clip, what the graph calls them. threshold: the largest
@@ -280,8 +280,11 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
     stretch compared (default :data:`WINDOW_SECONDS`). joints: see
     :func:`library_features`. progress(done, total): called after each
     block of the distance map. blend_seconds: each transition's blend.
-    workers: threads scanning the map. GraphError (one line) for a
-    library that cannot make a graph.
+    workers: threads scanning the map. map_blocks(function, shared, pairs):
+    where the map's blocks run instead (e.g. a cluster): an iterator of
+    ``function(shared, pair)`` in the pairs' order, see :func:`.scan.scan`;
+    the graph does not depend on it. GraphError (one line) for a library
+    that cannot make a graph.
     """
     started = time.perf_counter()
     _check_library(clips, names)
@@ -307,7 +310,7 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
         raise GraphError(f"the threshold must be a positive number, got {threshold!r}")
     else:
         rule = "given"
-    i, j, costs = scan.scan(left, right, window, separation, threshold, layout.keep, progress, workers=workers)
+    i, j, costs = scan.scan(left, right, window, separation, threshold, layout.keep, progress, workers=workers, map_blocks=map_blocks)
     (clip_a, index_a), (clip_b, index_b) = layout.locate(i), layout.locate(j)
     nodes, edges = _assemble(layout, clip_a, index_a, clip_b, index_b, costs, threshold)
 

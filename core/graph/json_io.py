@@ -16,7 +16,8 @@ Schema (version 1); frames are the clips' own frame numbers, times seconds::
                 "percentiles": {"1": float, ...}, "histogram": {"edges": [float], "counts": [int]},
                 "pairs_compared": int, "candidates": int, "transitions_before_pruning": int,
                 "transitions_after_pruning": int, "nodes_before_pruning": int, "nodes_after_pruning": int,
-                "frames_in_graph": int, "library_frames": int, "seconds": float},
+                "frames_in_graph": int, "library_frames": int,
+                "seconds": float (the build's time; the command line's file leaves it out: same library, same bytes)},
       "settings": {"fps": float, "window_frames": int, "separation_frames": int, "blend_frames": int,
                    "hold_frames": int, "min_jump_frames": int, "joints": [str]}
     }

@@ -15,6 +15,7 @@ they are halo or ignored). Memory: a few block buffers per worker and the
 candidates the caller keeps, whatever the library's size.
 """
 
+import functools
 import itertools
 from concurrent.futures import ThreadPoolExecutor
 
@@ -123,7 +124,22 @@ def block_ranges(first, stop, block=BLOCK):
     return [(start, min(start + block, stop)) for start in range(first, stop, block)]
 
 
-def scan(left, right, window, separation, threshold, keep, progress=None, block=BLOCK, workers=WORKERS):
+def scan_pair(shared, pair):
+    """One block's minima as the caller keeps them: ``keep(*scan_block(...))``; shared = (left, right, window, separation,
+    threshold, keep), pair = (rows, cols). A module-level function of picklable arguments, so a cluster can run it."""
+    left, right, window, separation, threshold, keep = shared
+    return keep(*scan_block(left, right, *pair, window, separation, threshold))
+
+
+def threaded_map(function, shared, items, workers=WORKERS):
+    """``function(shared, item)`` for each item, in the items' order, on ``workers`` threads, a few in flight at a time (memory)."""
+    items = iter(items)
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        while chunk := list(itertools.islice(items, 8 * max(1, workers))):
+            yield from pool.map(functools.partial(function, shared), chunk)
+
+
+def scan(left, right, window, separation, threshold, keep, progress=None, block=BLOCK, workers=WORKERS, map_blocks=None):
     """Every block on or above the diagonal of the library's windowed map: its local minima under ``threshold``.
 
     Window starts run over ``separation .. N - window - separation`` of the
@@ -131,31 +147,27 @@ def scan(left, right, window, separation, threshold, keep, progress=None, block=
     (i, j, costs): applied to each block's minima, and to all kept so far
     (in block order) whenever they pass :data:`MERGE_EVERY`: what it keeps
     bounds the memory. progress(done, total): called
-    after each block, from the calling thread. Returns (i, j, costs) as
-    ``keep`` last left them; pairs below the diagonal of diagonal blocks
-    are there too (``keep`` drops them).
+    after each block, from the calling thread. map_blocks(function, shared,
+    pairs): an iterator of ``function(shared, pair)`` in the pairs' order
+    (default :func:`threaded_map` on ``workers`` threads; a cluster's map
+    sends ``shared`` once). Returns (i, j, costs) as ``keep`` last left
+    them; pairs below the diagonal of diagonal blocks are there too
+    (``keep`` drops them).
     """
     ranges = block_ranges(separation, len(left) - window + 1 - separation, block)
     pairs = ((rows, cols) for index, rows in enumerate(ranges) for cols in ranges[index:])
     total = len(ranges) * (len(ranges) + 1) // 2
     kept, pending = [], 0
-
-    def one(pair):
-        return keep(*scan_block(left, right, *pair, window, separation, threshold))
-
-    # Threads for the passes numpy runs on one core; a few blocks in flight at a time (memory), merged in block
-    # order, so the outcome never depends on timing.
-    done, in_flight = 0, 8 * max(1, workers)
-    with ThreadPoolExecutor(max(1, workers)) as pool:
-        while chunk := list(itertools.islice(pairs, in_flight)):
-            for found in pool.map(one, chunk):
-                kept.append(found)
-                pending += len(found[2])
-                if pending > MERGE_EVERY:
-                    kept, pending = [keep(*(np.concatenate(parts) for parts in zip(*kept)))], 0
-                done += 1
-                if progress is not None:
-                    progress(done, total)
+    if map_blocks is None:
+        map_blocks = functools.partial(threaded_map, workers=workers)
+    # Merged in block order, so the outcome never depends on timing or on where the blocks ran.
+    for done, found in enumerate(map_blocks(scan_pair, (left, right, window, separation, threshold, keep), pairs), 1):
+        kept.append(found)
+        pending += len(found[2])
+        if pending > MERGE_EVERY:
+            kept, pending = [keep(*(np.concatenate(parts) for parts in zip(*kept)))], 0
+        if progress is not None:
+            progress(done, total)
     if not kept:
         return np.empty(0, dtype=int), np.empty(0, dtype=int), np.empty(0, dtype=np.float32)
     return keep(*(np.concatenate(parts) for parts in zip(*kept)))
