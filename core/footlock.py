@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from . import contacts, kinematics, metrics, quat
+from . import contacts, kinematics, metrics, quat, root as root_motion
 
 SOFT_REACH = 0.97  # share of the leg's length from which its reach saturates
 _ANKLE = re.compile(r"foot|ankle", re.IGNORECASE)
@@ -134,30 +134,41 @@ def lock_feet(raw, looped, travel_root=None, height_margin=0.03, max_speed=0.3, 
     if not chains or looped.num_frames < 6:
         return looped
     period = looped.num_frames - 1
-    raw_pose = kinematics.clip_forward_kinematics(raw)
-    pose = kinematics.clip_forward_kinematics(looped)
+    # Only the legs and the bones above them: the rest of the skeleton never enters the solve.
+    ankles = [ankle for _, _, ankle in chains]
+    raw_pose, evaluated = root_motion.chain_forward_kinematics(raw, ankles)
+    pose, _ = root_motion.chain_forward_kinematics(looped, ankles)
+    column = np.full(looped.num_bones, -1)  # a bone's index in the two poses
+    column[evaluated] = np.arange(len(evaluated))
     chain = metrics.chain(looped, travel_root)
     relative = kinematics.rest_relative(looped.parents, looped.rest)
-    rotation = looped.rotation.copy()
+    rotation = None  # copied when the first leg is re-solved
+    solved = set()
     for hip, knee, ankle in chains:
-        raw_ankle = raw_pose[:, ankle, :3, 3]
+        raw_ankle = raw_pose[:, column[ankle], :3, 3]
         planted = contacts.detect_contacts(raw_ankle[:period, None], looped.dt, height_margin, max_speed)[:, 0]
-        correction = _ankle_corrections(raw_ankle, pose[:, ankle, :3, 3], planted, chain, tolerance)
+        correction = _ankle_corrections(raw_ankle, pose[:, column[ankle], :3, 3], planted, chain, tolerance)
         if np.abs(correction).max() < tolerance:
             continue
-        frames = np.arange(period)
-        g = pose[frames]
-        thigh, shin = _solve_two_bone(g[:, hip, :3, 3], g[:, knee, :3, 3], g[:, ankle, :3, 3], g[:, ankle, :3, 3] + correction[frames])
-        hip_rot = quat.multiply(thigh, quat.from_matrix(g[:, hip, :3, :3]))
-        knee_rot = quat.multiply(quat.multiply(thigh, shin), quat.from_matrix(g[:, knee, :3, :3]))
-        ankle_rot = quat.from_matrix(g[:, ankle, :3, :3])  # the foot keeps its world orientation
-        parent_rot = quat.from_matrix(g[:, looped.parents[hip], :3, :3] @ relative[hip][:3, :3])
+        if rotation is None:
+            rotation = looped.rotation.copy()
+        solved.update((hip, knee, ankle))
+        frames = slice(0, period)
+        g = pose[frames]  # a view: the clamp frame is set from frame 0 below
+        g_hip, g_knee, g_ankle = (g[:, column[bone]] for bone in (hip, knee, ankle))
+        thigh, shin = _solve_two_bone(g_hip[:, :3, 3], g_knee[:, :3, 3], g_ankle[:, :3, 3], g_ankle[:, :3, 3] + correction)
+        hip_rot = quat.multiply(thigh, quat.from_matrix(g_hip[:, :3, :3]))
+        knee_rot = quat.multiply(quat.multiply(thigh, shin), quat.from_matrix(g_knee[:, :3, :3]))
+        ankle_rot = quat.from_matrix(g_ankle[:, :3, :3])  # the foot keeps its world orientation
+        parent_rot = quat.from_matrix(g[:, column[looped.parents[hip]], :3, :3] @ relative[hip][:3, :3])
         rotation[frames, hip] = quat.multiply(quat.inverse(parent_rot), hip_rot)
         knee_space = quat.multiply(hip_rot, quat.from_matrix(relative[knee][:3, :3]))
         rotation[frames, knee] = quat.multiply(quat.inverse(knee_space), knee_rot)
         ankle_space = quat.multiply(knee_rot, quat.from_matrix(relative[ankle][:3, :3]))
         rotation[frames, ankle] = quat.multiply(quat.inverse(ankle_space), ankle_rot)
         rotation[period, [hip, knee, ankle]] = rotation[0, [hip, knee, ankle]]  # the wrap stays closed
-    for bone in {b for leg in chains for b in leg}:
+    if not solved:
+        return looped
+    for bone in solved:
         rotation[:, bone] = quat.unroll(rotation[:, bone], looped.rotation[0, bone])
     return looped.with_channels(rotation=rotation)

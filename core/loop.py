@@ -113,8 +113,11 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
             (w_start, w_end),
             params.effective_ratio(),
         )
-        # The root's children were stitched against its old channels; only the root itself is replaced.
-        looped = root_motion.with_root_global(looped.with_channels(location=_keep(looped.location, segment.location, travel_root), rotation=_keep(looped.rotation, segment.rotation, travel_root)), travel_root, position, orientation)
+        # The root's children were stitched against its old channels; only the root itself is replaced
+        # (in place: the stitched arrays are this function's own).
+        looped.location[:, travel_root] = segment.location[:, travel_root]
+        looped.rotation[:, travel_root] = segment.rotation[:, travel_root]
+        looped = root_motion.with_root_global(looped, travel_root, position, orientation)
 
     if lock_feet and params.method != "NONE":
         looped = footlock.lock_feet(segment, looped, travel_root)
@@ -136,9 +139,3 @@ def non_repeating_bones(clip, tolerance=REPEAT_TOLERANCE):
     turned = np.linalg.norm(quat.to_rotation_vector(relative), axis=-1) > tolerance
     scaled = np.abs(clip.scale[-1] - clip.scale[0]).max(axis=-1) > tolerance
     return [name for name, differs in zip(clip.bone_names, moved | turned | scaled) if differs]
-
-
-def _keep(stitched, original, bone):
-    out = stitched.copy()
-    out[:, bone] = original[:, bone]
-    return out

@@ -89,13 +89,26 @@ def character_transform(position, rotation):
     return m
 
 
+def chain_forward_kinematics(clip, bones):
+    """Armature-space matrices ``(F, k, 4, 4)`` of ``bones`` and their ancestors, and those bones' clip indices ``(k,)``, parents first.
+
+    Only the chain's channels are read, so the cost does not grow with the rest of the skeleton.
+    """
+    chain = np.array(kinematics.ancestors_and_self(clip.parents, bones), dtype=int)
+    position = np.full(clip.num_bones, -1)
+    position[chain] = np.arange(len(chain))
+    parents = np.where(clip.parents[chain] >= 0, position[clip.parents[chain]], -1)
+    pose = kinematics.forward_kinematics(parents, clip.rest[chain], clip.location[:, chain], clip.rotation[:, chain], clip.scale[:, chain])
+    return pose, chain
+
+
 def root_frames(clip, root):
     """Armature-space matrices ``(n, 4, 4)`` of the root and of the space its channels live in."""
-    pose = kinematics.clip_forward_kinematics(clip, bones=(root,))
+    pose, _ = chain_forward_kinematics(clip, (root,))
     relative = kinematics.rest_relative(clip.parents, clip.rest)[root]
-    parent = clip.parents[root]
-    space = pose[:, parent] @ relative if parent >= 0 else np.broadcast_to(relative, pose[:, root].shape).copy()
-    return pose[:, root], space
+    # The root comes last in its chain, its parent (if any) just before it.
+    space = pose[:, -2] @ relative if clip.parents[root] >= 0 else np.broadcast_to(relative, pose[:, -1].shape).copy()
+    return pose[:, -1], space
 
 
 def with_root_global(clip, root, position, rotation):

@@ -54,7 +54,7 @@ def process(task, options, name, inputs):
         clips = []
         for path in paths:
             try:
-                clips.append(importers.armature_clip(path, options)[1])
+                clips.append(importers.read_clip(path, options)[0])
             except LoopsmithError as error:
                 raise importers.InputError(f"{path}: {error}") from None
         imported = time.perf_counter() - started
