@@ -17,8 +17,10 @@ from bench_bridge import SUBMODULES, floor  # noqa: E402
 LOOP_SUBMODULES = SUBMODULES + ("core.loop", "core.stitch", "bridge.cycles", "operators.make_loop")
 
 
-def travelling_scene(bones, frames, submodules=LOOP_SUBMODULES):
-    """The extension enabled (with ``submodules`` reachable) and an armature playing a travelling clip as the action "source"."""
+def travelling_scene(bones, frames, submodules=LOOP_SUBMODULES, make_clip=None):
+    """The extension enabled (with ``submodules`` reachable) and an armature playing a travelling clip as the action "source".
+
+    make_clip: ``make_clip(ext, bones, frames)`` gives the clip (default :func:`travelling_clip`)."""
     import bpy
 
     import dev_extension
@@ -26,7 +28,7 @@ def travelling_scene(bones, frames, submodules=LOOP_SUBMODULES):
     ext, _ = dev_extension.enable(submodules)
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.context.scene.render.fps = 30
-    clip = travelling_clip(ext, bones, frames)
+    clip = (make_clip or travelling_clip)(ext, bones, frames)
     obj = ext.bridge.armature.create_armature(bpy.context, clip, "Bench")
     ext.bridge.clip_io.write_clip(obj, clip, "source")
     return ext, obj

@@ -30,11 +30,9 @@ import sys
 import tempfile
 import time
 
-import common
+import common  # noqa: F401 (puts the checkout's tools and tests on the path)
 
-import numpy as np  # noqa: E402
-
-from bench_make_loop import LOOP_SUBMODULES, travelling_clip  # noqa: E402
+from bench_make_loop import LOOP_SUBMODULES, travelling_clip, travelling_scene  # noqa: E402
 
 SUBMODULES = LOOP_SUBMODULES + ("core.footlock", "core.root", "core.metrics", "operators.common")
 LEGS = {"thigh": "upper_leg.{}", "shin": "lower_leg.{}", "ankle": "foot.{}"}
@@ -57,17 +55,7 @@ def rig_clip(ext, bones, frames):
 
 
 def scene(bones, frames):
-    import bpy
-
-    import dev_extension
-
-    ext, _ = dev_extension.enable(SUBMODULES)
-    bpy.ops.wm.read_homefile(use_empty=True)
-    bpy.context.scene.render.fps = 30
-    clip = rig_clip(ext, bones, frames)
-    obj = ext.bridge.armature.create_armature(bpy.context, clip, "Bench")
-    ext.bridge.clip_io.write_clip(obj, clip, "source")
-    return ext, obj
+    return travelling_scene(bones, frames, SUBMODULES, rig_clip)
 
 
 def register_floor(ext):

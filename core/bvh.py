@@ -215,7 +215,7 @@ def _parse_exact(text):
     # Universal newlines, as Blender's importer reads the file.
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     skeleton, frames_line, count, frame_time, words = _parse_header(lines)
-    motion = _motion(lines, words.count, skeleton)
+    motion = _motion(lines[words.count:], words.count, skeleton)
     return _checked_info(skeleton, frames_line, count, frame_time, motion, len(motion))
 
 
@@ -265,7 +265,7 @@ def _decoded(line):
 def _parse_fast(data, progress):
     """:func:`parse_bvh` of ``data`` (bytes), the motion parsed by numpy; _NotFast when only the exact reader can tell."""
     lines = _ByteLines(data)
-    skeleton, frames_line, count, frame_time, _ = _parse_header(lines)
+    skeleton, frames_line, count, frame_time, words = _parse_header(lines)
     start = lines.end
     if data.find(b"\r", start) >= 0:
         data = data[start:].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
@@ -278,7 +278,11 @@ def _parse_fast(data, progress):
         end = len(data) if len(data) - start <= _CHUNK_BYTES else data.rfind(b"\n", start, start + _CHUNK_BYTES) + 1
         if end <= start:  # a line longer than a chunk
             end = len(data)
-        values = _chunk_rows(data[start:end], width)
+        try:
+            values = _chunk_rows(data[start:end], width)
+        except _NotFast:  # only this chunk is read token by token: it names the problem, or accepts what float() reads
+            values = _motion(_decoded(data[start:end]).split("\n"), words.count + data.count(b"\n", first, start), skeleton,
+                             end == len(data))
         kept = values[:max(0, len(motion) - rows)]
         motion[rows:rows + len(kept)] = kept
         rows += len(values)
@@ -458,16 +462,17 @@ def _frame_time(words):
     return frame_time
 
 
-def _motion(lines, start, skeleton):
-    """The rows ``(F, C)`` after line index ``start``, each checked for C finite numbers."""
-    rows = [line.split() for line in lines[start:]]
+def _motion(lines, start, skeleton, at_end=True):
+    """The rows ``(F, C)`` of motion ``lines``, each checked for C finite numbers; ``start``: how many lines of the file come
+    before them (for the line numbers of errors); ``at_end``: they run to the end of the file."""
+    rows = [line.split() for line in lines]
     counts = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
     filled = np.flatnonzero(counts)
     width = sum(map(len, skeleton.channels))
     wrong = filled[counts[filled] != width]
     if len(wrong):
         got = counts[wrong[0]]
-        raise BvhError(f"expected {width} values (the hierarchy's channels), got {got}" + (" (is the file cut short?)" if wrong[0] == filled[-1] and got < width else ""),
+        raise BvhError(f"expected {width} values (the hierarchy's channels), got {got}" + (" (is the file cut short?)" if at_end and wrong[0] == filled[-1] and got < width else ""),
                        start + wrong[0] + 1)
     tokens = list(itertools.chain.from_iterable(rows))
     try:
@@ -665,6 +670,12 @@ def change_axes(text, matrix=BLENDER_TO_Y_UP, frame_time=None):
     return to_text(turned)
 
 
+def kept_frame_time(info, frame_time):
+    """The Frame Time (seconds) an output of input ``info`` written at ``frame_time`` gets: the input's, unless they differ
+    beyond the 6 decimals Blender's exporter writes (the output then plays at another rate)."""
+    return info.frame_time if abs(frame_time - info.frame_time) <= 5.1e-7 else frame_time
+
+
 def match_layout(text, info, up="Y", frame_time=None):
     """Blender's exported BVH ``text`` in the axes and layout of the input file ``info``.
 
@@ -677,8 +688,7 @@ def match_layout(text, info, up="Y", frame_time=None):
     differs beyond the 6 decimals Blender's exporter writes.
     """
     exported = parse_bvh(text)
-    frame_time = exported.frame_time if frame_time is None else frame_time
-    frame_time = info.frame_time if abs(frame_time - info.frame_time) <= 5.1e-7 else frame_time
+    frame_time = kept_frame_time(info, exported.frame_time if frame_time is None else frame_time)
     return to_text(replace(info, frame_time=frame_time, motion=rows_in_layout(_local_motion(exported, matrix=BLENDER_TO_FILE[up]), info, np.abs(exported.offsets).max())))
 
 

@@ -68,7 +68,8 @@ def _length(vectors):
 
 
 def _rest_in_file_axes(info, scale):
-    """The importer's bone matrices ``(J, 4, 4)`` in the file's axes (scaled) and bone lengths ``(J,)``, in file order.
+    """The importer's bone matrices ``(J, 4, 4)`` in the file's axes (scaled), bone lengths ``(J,)`` and which bones it
+    connects to their parent's tail ``(J,)``, in file order.
 
     The heads and tails are computed in single precision, step by step as the
     importer's mathutils vectors are: its zero-length tests compare lengths
@@ -115,7 +116,9 @@ def _rest_in_file_axes(info, scale):
     connected = candidates[near & ~zero_area[parents[candidates]]]
     head = head_world.copy()
     head[connected] = tail[parents[connected]]
-    return bone_matrices(head.astype(float), tail.astype(float)), _length(tail - head)
+    joined = np.zeros(count, dtype=bool)
+    joined[connected] = True
+    return bone_matrices(head.astype(float), tail.astype(float)), _length(tail - head), joined
 
 
 def _turn(up):
@@ -125,14 +128,19 @@ def _turn(up):
     return turn
 
 
-def scene_fps(frame_time):
-    """Frames per second a scene plays after the importer's update_scene_fps for ``frame_time`` (seconds).
-
-    The importer sets ``fps`` to the nearest whole number and ``fps_base`` (single precision) to make up the rest.
-    """
+def scene_rate(frame_time):
+    """``(fps, fps_base)``: the scene's frame rate settings after the importer's update_scene_fps for ``frame_time`` (seconds):
+    ``fps`` the nearest whole number, ``fps_base`` making up the rest."""
     wanted = 1.0 / frame_time
     whole = int(round(wanted))
-    return whole / float(np.float32(whole / wanted))
+    return whole, whole / wanted
+
+
+def scene_fps(frame_time):
+    """Frames per second a scene plays after the importer's update_scene_fps for ``frame_time`` (seconds): :func:`scene_rate`,
+    with ``fps_base`` kept in single precision as Blender keeps it."""
+    fps, base = scene_rate(frame_time)
+    return fps / float(np.float32(base))
 
 
 def native_modes(info):
@@ -145,9 +153,12 @@ def _bones_parents_first(parents):
     return np.argsort(_depths(parents), kind="stable")
 
 
-def bone_lengths(info, scale):
-    """The importer's bone lengths ``(J,)`` (armature units) in the clip's bone order, for building its armature."""
-    return _rest_in_file_axes(info, scale)[1][_bones_parents_first(info.parents)]
+def bone_shapes(info, scale):
+    """What the importer's armature has beyond the clip's rest matrices, in the clip's bone order, for building it: bone
+    lengths ``(J,)`` (armature units) and which bones are connected to their parent's tail ``(J,)``."""
+    _, lengths, connected = _rest_in_file_axes(info, scale)
+    order = _bones_parents_first(info.parents)
+    return lengths[order], connected[order]
 
 
 def clip_from_bvh(info, scale, up):
@@ -262,7 +273,6 @@ def bvh_from_clip(clip, info, up, scale, frame_time=None):
     # that grows along a long chain.
     stray = np.abs(shift).max(axis=(0, 2))
     moved = {name: (position[:, j], rotation[:, j], stray[j]) for j, name in enumerate(info.names)}
-    wanted = clip.dt if frame_time is None else frame_time
-    frame_time = info.frame_time if abs(wanted - info.frame_time) <= 5.1e-7 else wanted
+    frame_time = bvh.kept_frame_time(info, clip.dt if frame_time is None else frame_time)
     motion = bvh.rows_in_layout(moved, info, np.abs(info.offsets).max())
     return bvh.BvhInfo(info.names, info.parents, info.offsets, info.channels, info.end_sites, frame_time, motion)

@@ -63,6 +63,10 @@ def _distributed():
 
 def connect(address):
     """A Dask client connected to the scheduler at ``address``; UsageError (one line) when it cannot be."""
+    if __name__.split(".")[0] != "loopsmith":
+        # Tasks reach the workers as references to this module, which they import as the package 'loopsmith'.
+        raise UsageError(f"--scheduler runs from Python with the bpy module (python -m loopsmith), not from inside Blender, whose "
+                         f"extension package ({__name__.rsplit('.', 2)[0]}) Dask's workers cannot import")
     distributed = _distributed()
     with interrupts.deferred():  # the client starts its own thread: a signal in the middle would leave it half made
         try:
@@ -114,10 +118,10 @@ def _entries(future, task, command):
     """A finished future's entries, or an error entry naming the file when the cluster could not run its task."""
     try:
         return future.result()
-    except Exception as error:  # the workers that ran it all died, the scheduler went away: the file's failure, not the run's
+    except Exception as error:  # the workers that ran it all died, the scheduler went away: that task fails, not the whole run
         interrupts.check()
         reason = f"the cluster could not run it ({type(error).__name__}: {_first_line(error)})"
-        return [dict(report.error_entry(str(task[0]), reason, 0.0), command=command.NAME)]
+        return [report.run_failure_entry(str(task[0]), reason, command.NAME)]
 
 
 def _wait_until_stopped(client):

@@ -54,7 +54,7 @@ def process(task, options, name, inputs):
         clips = []
         for path in paths:
             try:
-                clips.append(importers.read_clip(path, options)[0])
+                clips.append(importers.load_clip(path, options)[0])
             except LoopsmithError as error:
                 raise importers.InputError(f"{path}: {error}") from None
         imported = time.perf_counter() - started

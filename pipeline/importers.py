@@ -13,7 +13,7 @@ import tempfile
 
 import bpy
 
-from ..bridge import armature_build, clip_io
+from ..bridge import armature, clip_io
 from ..core import bvh, bvh_clip
 from ..core.errors import LoopsmithError
 from . import containers, interrupts, progress
@@ -130,11 +130,10 @@ def _read(path, suffix, settings, header):
 def _build_bvh_scene(path, header, settings):
     """What Blender's importer makes of a BVH (scene rate and length, armature, action), built in bulk from the numpy reader's clip."""
     scene = bpy.context.scene
-    scene.render.fps = int(round(1.0 / header.frame_time))  # the importer's update_scene_fps and update_scene_duration
-    scene.render.fps_base = scene.render.fps / (1.0 / header.frame_time)
-    scene.frame_end = max(scene.frame_end, 1 + header.frame_count)
-    armature_build.build_armature(clip_of_bvh(header, settings), bvh_armature_name(path),
-                                  lengths=bvh_clip.bone_lengths(header, settings["bvh_scale"]))
+    scene.render.fps, scene.render.fps_base = bvh_clip.scene_rate(header.frame_time)  # as the importer's update_scene_fps
+    scene.frame_end = max(scene.frame_end, 1 + header.frame_count)  # and update_scene_duration
+    lengths, connected = bvh_clip.bone_shapes(header, settings["bvh_scale"])
+    armature.animated_armature(bpy.context, clip_of_bvh(header, settings), bvh_armature_name(path), lengths, connected)
 
 
 def armatures_with_actions():
@@ -157,7 +156,7 @@ def armature_clip(path, options):
     return obj, clip_io.read_clip(obj), settings, header
 
 
-def read_clip(path, options):
+def load_clip(path, options):
     """The clip of ``path``'s first armature with an action, for a job that needs no scene: ``(clip, settings, header)``.
 
     A BVH read by the numpy reader builds no scene at all; other files are imported as by :func:`armature_clip`.
@@ -182,7 +181,7 @@ def several_clips(paths, options):
     others = []
     for path in paths[1:]:
         try:
-            others.append(read_clip(path, options)[0])
+            others.append(load_clip(path, options)[0])
         except LoopsmithError as error:
             raise InputError(f"{path}: {error}") from None
     return (*armature_clip(paths[0], options), others)

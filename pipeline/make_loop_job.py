@@ -92,7 +92,7 @@ def _loop_file(path, options, stem, inputs):
     """The entries of every armature of ``path`` and the import's seconds; raises LoopsmithError if the file cannot be read."""
     started = time.perf_counter()
     if _needs_no_scene(path, options):
-        clip, settings, header = importers.read_clip(path, options)
+        clip, settings, header = importers.load_clip(path, options)
         imported, name = time.perf_counter() - started, importers.bvh_armature_name(path)
         loops = [(name, lambda targets: _loop_bvh(clip, name, path, options, targets, settings, header))]
     else:

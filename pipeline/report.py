@@ -241,6 +241,12 @@ def error_entry(path, reason, seconds, armature=""):
     return {"file": str(path), "armature": armature, "status": "error", "error": reason, "seconds": round(seconds, 3)}
 
 
+def run_failure_entry(path, reason, command):
+    """The report of a task that failed through no fault of its file (a worker died, the cluster could not run it, a bug):
+    ``run_failure`` marks it, so a farm retries the task rather than take it as the file's verdict."""
+    return dict(error_entry(path, reason, 0.0), command=command, run_failure=True)
+
+
 def _ticks(low, high, count=6):
     """Round values inside ``low..high``, 1, 2 or 5 times a power of ten apart, as near ``count`` of them as that allows."""
     span = max(high - low, 1e-9)

@@ -194,8 +194,8 @@ def _earlier_entries(path, entries):
     return kept, notes
 
 
-def write_reports(entries, json_path, summary, settings):
-    """Write the JSON report and the HTML page beside it, keeping other runs' entries.
+def write_reports(entries, json_path, summary, settings, keep_earlier=True):
+    """Write the JSON report and the HTML page beside it, keeping other runs' entries (unless not ``keep_earlier``).
 
     Returns ``(kept, notes)``: how many earlier entries were kept, and a
     line for each earlier output this run wrote over.
@@ -208,7 +208,7 @@ def write_reports(entries, json_path, summary, settings):
     try:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(json_path):
-            kept, notes = _earlier_entries(json_path, entries)
+            kept, notes = _earlier_entries(json_path, entries) if keep_earlier else ([], [])
             document = {"entries": kept + entries, "settings": settings, "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
             note = f"\n(and {len(kept)} entries of earlier runs into this folder)" if kept else ""
             outputs.replace_all([(json_path, outputs.text_writer(json.dumps(document, separators=(",", ":"))), None),
@@ -233,12 +233,15 @@ def finish(command, entries, stopped, report_path, options, seconds):
         if entry["status"] != "ok":
             say(f"loopsmith: {entry['file']}: {entry['error']}", sys.stderr)
     status = 0 if all(entry["status"] == "ok" for entry in entries) else 1
-    if status and options.shard:  # a farm's task: a failed file is in its part report, and merge-reports exits 1 for it
+    if status and options.shard and not any(entry.get("run_failure") for entry in entries):
+        # A farm's task: its files' verdicts are in its part report and merge-reports exits 1 for them; only a task
+        # that failed through no fault of its files (a worker died) exits 1, so the farm runs it again.
         say("loopsmith: note: --shard: exit code 0 with failed files, which the part report holds (merge-reports gives the run's exit code)",
             sys.stderr)
         status = 0
     try:
-        kept, notes = write_reports(entries, report_path, summary, json_values(options))
+        # A part report holds its own share only: merge-reports reads it as this task's whole verdict.
+        kept, notes = write_reports(entries, report_path, summary, json_values(options), keep_earlier=not options.shard)
         say(f"reports: {report_path} and {report_path.with_suffix('.html')}" + (f" (with {counted(kept, 'entry', 'entries')} of earlier runs)" if kept else ""))
         for note in notes:
             say(f"loopsmith: note: {note}", sys.stderr)

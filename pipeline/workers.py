@@ -75,7 +75,7 @@ def process_tasks(command, options, plan, indices, done):
             entries = job.process(task, options, plan.names[index], plan.inputs)
         except Exception as error:  # a bug must cost its file, not the run and its report (interrupts are not Exceptions)
             interrupts.check()
-            entries = [report.error_entry(task[0], f"internal error, please report it: {type(error).__name__}: {error}", 0.0)]
+            entries = [report.run_failure_entry(task[0], f"internal error, please report it: {type(error).__name__}: {error}", command.NAME)]
         for entry in entries:
             entry["command"] = command.NAME  # a later run of another command on the same file keeps this entry
         done(entries, task[0].name)
@@ -175,8 +175,8 @@ class Worker:
         why = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
         lines = self.log.read_text(errors="replace").strip().splitlines() if self.log.is_file() else []
         detail = f": {lines[-1]}" if lines else ""
-        return found + [dict(report.error_entry(str(task[0]), f"the worker process stopped ({why}{detail}) before finishing this file", 0.0),
-                             command=self.command) for task in self.tasks if str(task[0]) not in finished]
+        return found + [report.run_failure_entry(str(task[0]), f"the worker process stopped ({why}{detail}) before finishing this file", self.command)
+                        for task in self.tasks if str(task[0]) not in finished]
 
 
 def work(job_path):

@@ -70,7 +70,7 @@ def test_clip_and_armature_match_blenders_importer(loopsmith, blank, mocap_dir):
 
     from helpers import evaluated_pose
 
-    armature_build = importlib.import_module(loopsmith.__name__ + ".bridge.armature_build")
+    armature = importlib.import_module(loopsmith.__name__ + ".bridge.armature")
     ext_bvh_clip = importlib.import_module(loopsmith.__name__ + ".core.bvh_clip")
     read_clip = loopsmith.bridge.clip_io.read_clip
     worst = {}
@@ -81,7 +81,7 @@ def test_clip_and_armature_match_blenders_importer(loopsmith, blank, mocap_dir):
         imported = bpy.context.object
         reference = read_clip(imported)
         clip = ext_bvh_clip.clip_from_bvh(info, scale, up)
-        built_obj = armature_build.build_armature(clip, "built", lengths=ext_bvh_clip.bone_lengths(info, scale))
+        built_obj = armature.animated_armature(bpy.context, clip, "built", *ext_bvh_clip.bone_shapes(info, scale))
         built = read_clip(built_obj)
         for other in (reference, built):
             assert other.bone_names == clip.bone_names and np.array_equal(other.parents, clip.parents), path.name
