@@ -6,6 +6,7 @@ corrupt file; the checks here name the file's problem first.
 """
 
 import contextlib
+import dataclasses
 import io
 import os
 import sys
@@ -107,7 +108,13 @@ def load(path, options):
     except (RuntimeError, ValueError, IndexError, UnicodeDecodeError, OSError) as error:
         interrupts.check()  # an interrupt inside an importer arrives wrapped in RuntimeError
         raise InputError(f"cannot be read: {reason(error)}") from None
-    return settings, header
+    return settings, None if header is None else _hierarchy_only(header)
+
+
+def _hierarchy_only(header):
+    """A BVH header without its motion rows (what an output in the input's layout needs): a long take's rows are not held
+    through the whole job."""
+    return dataclasses.replace(header, motion=header.motion[:0])
 
 
 def _read(path, suffix, settings, header):
@@ -165,7 +172,7 @@ def load_clip(path, options):
         if not path.is_file():
             raise InputError("no such file")
         header, settings = read_bvh_header(path, options)
-        return clip_of_bvh(header, settings), settings, header
+        return clip_of_bvh(header, settings), settings, _hierarchy_only(header)
     _, clip, settings, header = armature_clip(path, options)
     return clip, settings, header
 

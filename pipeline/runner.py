@@ -12,8 +12,10 @@ only where files are processed, so ``--jobs N`` starts its workers at once.
 With ``--scheduler ADDRESS`` the tasks go to a Dask cluster instead
 (:mod:`.cluster`), each in a fresh worker process started the same way.
 
-Exit codes: 0 every file done, 1 some failed (each named on stderr) or the
-report could not be written, 2 a usage error, 130 interrupted.
+Exit codes (:func:`.reports.finish`): 0 every file done, 1 some failed (each
+named on stderr) or the report could not be written, 2 a usage error, 130
+interrupted; a ``--shard`` run exits 0 when only files failed (its part
+report holds them) and 1 when a task failed through no fault of its file.
 """
 
 import importlib
