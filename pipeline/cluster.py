@@ -26,6 +26,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 
@@ -68,13 +69,27 @@ def connect(address):
         raise UsageError(f"--scheduler runs from Python with the bpy module (python -m loopsmith), not from inside Blender, whose "
                          f"extension package ({__name__.rsplit('.', 2)[0]}) Dask's workers cannot import")
     distributed = _distributed()
-    with interrupts.deferred():  # the client starts its own thread: a signal in the middle would leave it half made
+    made = {}
+
+    def make():
         try:
-            return distributed.Client(address, timeout=CONNECT_SECONDS)
-        except OSError:  # refused, unknown host, timed out
-            raise UsageError(f"--scheduler {address}: no Dask scheduler answered there within {CONNECT_SECONDS} s") from None
-        except (ValueError, TypeError) as error:
-            raise UsageError(f"--scheduler {address}: not a scheduler address ({_first_line(error)})") from None
+            made["client"] = distributed.Client(address, timeout=CONNECT_SECONDS)
+        except Exception as error:  # reported below, in this process's one line
+            made["error"] = error
+
+    # In a thread of its own: something that takes the connection but never speaks Dask (a web server) would hold the
+    # handshake for ever, and a signal must still stop the run meanwhile.
+    attempt = threading.Thread(target=make, daemon=True)
+    attempt.start()
+    attempt.join(CONNECT_SECONDS + 1)
+    error = made.get("error")
+    if attempt.is_alive() or isinstance(error, OSError):  # silent, refused, unknown host, timed out
+        raise UsageError(f"--scheduler {address}: no Dask scheduler answered there within {CONNECT_SECONDS} s")
+    if isinstance(error, (ValueError, TypeError)):
+        raise UsageError(f"--scheduler {address}: not a scheduler address ({_first_line(error)})")
+    if error is not None:
+        raise UsageError(f"--scheduler {address}: what answered there is not a Dask scheduler ({type(error).__name__})")
+    return made["client"]
 
 
 def _first_line(error):

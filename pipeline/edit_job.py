@@ -44,6 +44,8 @@ def process(task, options, name, inputs):
     first, second = task if len(task) == 2 else (task[0], None)
     started = time.perf_counter()
     try:
+        if engine_output.scene_free(first, options):
+            return _edit_without_scene(first, second, options, name, inputs, started)
         playback = other = None
         if second is None:
             obj, settings, header = importers.first_armature(first, options)
@@ -63,3 +65,18 @@ def process(task, options, name, inputs):
         if second is not None:
             entry["with"] = str(second)
         return [entry]
+
+
+def _edit_without_scene(first, second, options, name, inputs, started):
+    """:func:`process` for a BVH read by the numpy reader and written as BVH only (:func:`.engine_output.scene_free`): the
+    edit in numpy, no armature built (a long take costs no Blender keys). Raises LoopsmithError."""
+    clip, settings, header = importers.load_clip(first, options)
+    other = importers.other_clip(second, options) if second is not None else None
+    imported = time.perf_counter() - started
+    targets = engine_output.targets(options, name, first, inputs)
+    edited = _edited(options, clip, other, (first.name, second.name if second else ""))
+    armature = importers.bvh_armature_name(first)
+    entry = report.edit_entry(first, second, armature, targets, edited, 0.0)
+    engine_output.write_scene_free(edited.clip, targets, settings, header, entry, f"{armature}_{edited.edit}")
+    entry["import_seconds"], entry["seconds"] = round(imported, 3), round(time.perf_counter() - started, 3)
+    return [entry]

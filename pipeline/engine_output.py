@@ -100,6 +100,20 @@ def targets(options, stem, source, inputs):
     return paths
 
 
+def scene_free(path, options):
+    """Whether a job on ``path`` can run without a Blender scene: a BVH read by the numpy reader, written as BVH files only,
+    with nothing Blender must do (no ``--engine``, no ``--root-motion``)."""
+    return (path.suffix.lower() == ".bvh" and options.bvh_reader == "numpy" and options.root_motion == "NONE" and options.engine is None
+            and set(output_suffixes(path, options.format)) == {".bvh"})
+
+
+def write_scene_free(clip, targets, settings, header, entry, action):
+    """:func:`write_outputs` for a :func:`scene_free` job: ``clip`` (every frame) as the BVH ``targets``; ``entry`` gets the
+    import's ``settings`` and ``action``, the name the scene's path would give the result's action."""
+    entry["import"], entry["action"] = settings, action
+    export.replace_bvh_outputs(clip, targets, settings, header)
+
+
 def finish(obj, paths, settings, header, options, entry, imported, started):
     """A job's end: the import's settings and seconds in ``entry``, :func:`write_outputs`, the task's seconds; the entries to report.
 

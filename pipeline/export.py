@@ -228,8 +228,26 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None,
                                                   export_frame_range=True, export_anim_slide_to_zero=True)
     except (RuntimeError, OSError, bvh.BvhError) as error:
         interrupts.check()  # an interrupt inside an exporter arrives wrapped in RuntimeError
+        why = reason(error)
+        if "RecursionError" in why:  # the exporters walk the bones recursively
+            why = f"the bone hierarchy ({_depth(obj)} bones deep) is too deep for Blender's {suffix} exporter"
         # Blender's message may name the temporary file: the caller names the target.
-        raise ExportError(f"cannot be written as {suffix}: {reason(error).replace(str(path), 'the file')}") from None
+        raise ExportError(f"cannot be written as {suffix}: {why.replace(str(path), 'the file')}") from None
+
+
+def _depth(obj):
+    """How many bones the longest chain from a root of ``obj``'s armature holds."""
+    depths = {}
+    for bone in obj.data.bones:
+        chain = []
+        while bone is not None and bone.name not in depths:  # up to a bone already counted: each bone is walked once
+            chain.append(bone.name)
+            bone = bone.parent
+        depth = depths[bone.name] if bone is not None else 0
+        for name in reversed(chain):
+            depth += 1
+            depths[name] = depth
+    return max(depths.values(), default=0)
 
 
 def verify(path, suffix, frames=None, fps=None):
@@ -327,22 +345,41 @@ def replace_outputs(obj, targets, frame_start, frame_end, settings, header, prof
 
     settings, header: what :func:`.importers.load` returned for the input
     (a BVH output keeps a BVH input's units, axes and layout, while the
-    skeleton keeps its joints). profile, looping, root: as :func:`write`. All
-    formats or none: a failure leaves every earlier output as it was.
+    skeleton keeps its joints; a BVH read by the numpy reader is written by
+    its writer from the action's keys, else Blender's exporter writes it).
+    profile, looping, root: as :func:`write`. All formats or none: a failure
+    leaves every earlier output as it was.
     """
     scale = settings.get("bvh_scale", 1.0)
     same_joints = header is not None and set(header.names) == set(obj.data.bones.keys())
     bvh_source = (header, settings["up_axis"]) if same_joints else None
     frames, fps = frame_end - frame_start + 1, clip_io.scene_fps(bpy.context.scene)
-    outputs.replace_all([(target,
-                          lambda path, suffix=target.suffix: write(obj, path, suffix, frame_start, frame_end, scale, bvh_source, profile, looping, root),
-                          lambda path, suffix=target.suffix: verify(path, suffix, frames, fps)) for target in targets])
+
+    def writer(target):
+        if target.suffix == ".bvh" and same_joints and settings.get("reader") == "numpy":
+            return _numpy_bvh_writer(_file_bvh(clip_io.read_clip(obj, frame_start, frame_end), settings, header), target)
+        return lambda path: write(obj, path, target.suffix, frame_start, frame_end, scale, bvh_source, profile, looping, root)
+
+    outputs.replace_all([(target, writer(target), lambda path, suffix=target.suffix: verify(path, suffix, frames, fps)) for target in targets])
 
 
 def replace_bvh_outputs(clip, targets, settings, header):
     """:func:`replace_outputs` without a scene, for a BVH read by the numpy reader: ``clip`` (every frame) as BVH to every
     path of ``targets``, in the input's units, axes and layout (``header``, ``settings``), verified, all or none."""
-    written = bvh_clip.bvh_from_clip(clip, header, settings["up_axis"], settings["bvh_scale"])
-    outputs.replace_all([(target, lambda path, name=target.name: bvh.write_bvh(path, written, progress.reporter(f"writing {name}")),
-                          lambda path: verify(path, ".bvh", clip.num_frames, clip.fps)) for target in targets])
+    written = _file_bvh(clip, settings, header)
+    outputs.replace_all([(target, _numpy_bvh_writer(written, target), lambda path: verify(path, ".bvh", clip.num_frames, clip.fps))
+                         for target in targets])
 
+
+def _file_bvh(clip, settings, header):
+    """``clip`` (every frame) in the input's hierarchy, channels, axes and units: a :class:`~..core.bvh.BvhInfo`; ExportError
+    when the input's channels cannot hold it (a joint without position channels that moves)."""
+    try:
+        return bvh_clip.bvh_from_clip(clip, header, settings["up_axis"], settings["bvh_scale"])
+    except bvh.BvhError as error:
+        raise ExportError(f"cannot be written as .bvh: {error}") from None
+
+
+def _numpy_bvh_writer(written, target):
+    """A ``write(path)`` of the BvhInfo ``written`` a piece at a time, the progress bar naming ``target``."""
+    return lambda path: bvh.write_bvh(path, written, progress.reporter(f"writing {target.name}"))

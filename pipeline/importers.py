@@ -61,10 +61,16 @@ def read_bvh_header(path, options):
     """
     try:
         info = bvh.read_bvh(path, progress=progress.reporter(f"reading {path.name}"))
-        up = bvh.up_axis(info)
-        scale, how = (options.bvh_scale, "given with --bvh-scale") if options.bvh_scale is not None else bvh.suggest_scale(info, up)
     except bvh.BvhError as error:
         raise InputError(f"cannot be read: {error}") from None
+    try:
+        up = options.bvh_up or bvh.up_axis(info)
+    except bvh.BvhError as error:
+        raise InputError(f"cannot be read: {error} (give it with --bvh-up Y or Z)") from None
+    try:
+        scale, how = (options.bvh_scale, "given with --bvh-scale") if options.bvh_scale is not None else bvh.suggest_scale(info, up)
+    except bvh.BvhError as error:
+        raise InputError(f"cannot be read: {error} (give the scale with --bvh-scale)") from None
     return info, {"bvh_scale": scale, "bvh_scale_reason": how, "up_axis": up, "reader": options.bvh_reader}
 
 
@@ -185,13 +191,17 @@ def several_clips(paths, options):
     others' clips. A problem with a later file is raised as an InputError
     that starts with its path: the run's report entry is the first file's.
     """
-    others = []
-    for path in paths[1:]:
-        try:
-            others.append(load_clip(path, options)[0])
-        except LoopsmithError as error:
-            raise InputError(f"{path}: {error}") from None
+    others = [other_clip(path, options) for path in paths[1:]]
     return (*armature_clip(paths[0], options), others)
+
+
+def other_clip(path, options):
+    """The clip of a task's file after its first (:func:`load_clip`); an InputError starts with its path, as the task's
+    report entry is the first file's."""
+    try:
+        return load_clip(path, options)[0]
+    except LoopsmithError as error:
+        raise InputError(f"{path}: {error}") from None
 
 
 def pair_clips(first, second, options):

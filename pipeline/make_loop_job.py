@@ -10,8 +10,7 @@ import bpy
 from ..bridge import clip_io
 from ..core import detect, loop, stitch
 from ..core.errors import LoopError, LoopsmithError
-from . import engine_output, export, importers, interrupts, report
-from .inputs import output_suffixes
+from . import engine_output, importers, interrupts, report
 from .make_loop import OUTPUT_TAG, stitch_fields
 
 
@@ -73,25 +72,17 @@ def _loop_bvh(clip, name, path, options, targets, settings, header):
         keep, note = engine_output.wrap_closing_frame(looped)
         looped = looped if keep else looped.slice_frames(0, looped.num_frames - 1)
     entry = report.loop_entry(path, name, targets, result, detection, start, end, 0.0)
-    entry["import"] = settings
     if note:
         entry["loop_end"] = note
-    entry["action"] = f"{name}_loop"  # what the scene's path would call the loop's action
-    export.replace_bvh_outputs(looped, targets, settings, header)
+    engine_output.write_scene_free(looped, targets, settings, header, entry, f"{name}_loop")
     entry["seconds"] = round(time.perf_counter() - started, 3)
     return entry
-
-
-def _needs_no_scene(path, options):
-    """Whether the whole job can run in numpy: a BVH read by the numpy reader, looped into BVH files with nothing Blender must do."""
-    return (path.suffix.lower() == ".bvh" and options.bvh_reader == "numpy" and options.root_motion == "NONE" and options.engine is None
-            and set(output_suffixes(path, options.format)) == {".bvh"})
 
 
 def _loop_file(path, options, stem, inputs):
     """The entries of every armature of ``path`` and the import's seconds; raises LoopsmithError if the file cannot be read."""
     started = time.perf_counter()
-    if _needs_no_scene(path, options):
+    if engine_output.scene_free(path, options):
         clip, settings, header = importers.load_clip(path, options)
         imported, name = time.perf_counter() - started, importers.bvh_armature_name(path)
         loops = [(name, lambda targets: _loop_bvh(clip, name, path, options, targets, settings, header))]

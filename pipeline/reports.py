@@ -172,6 +172,11 @@ def _identity(entry):
     return command, real(entry["file"]), entry.get("armature", ""), entry.get("to"), entry.get("with"), clips
 
 
+def _without_armature(identity):
+    command, file, _, *others = identity
+    return command, file, *others
+
+
 def _earlier_entries(path, entries):
     """Entries of the report at ``path`` that this run does not replace (same command, file(s) and armature), and notes.
 
@@ -180,10 +185,13 @@ def _earlier_entries(path, entries):
     moves to ``outputs_replaced``, and a note says so.
     """
     ours = {_identity(entry) for entry in entries}
+    files = {_without_armature(identity) for identity in ours}
     written = {real(output): entry["file"] for entry in entries for output in entry.get("outputs", ())}
     kept, notes = [], []
     for entry in _read_entries(path):
-        if _identity(entry) in ours:
+        identity = _identity(entry)
+        # An earlier failure of the whole file (no armature named) is stale once this run reports on that file at all.
+        if identity in ours or (not entry.get("armature") and _without_armature(identity) in files):
             continue
         replaced = [output for output in entry.get("outputs", ()) if real(output) in written]
         if replaced:

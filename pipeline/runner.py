@@ -43,6 +43,7 @@ def add_common_arguments(parser, inputs="+", inputs_help=None):
                         help="output formats, one or more ('same': the input's) (default: the --engine's, else same)")
     parser.add_argument("--bvh-scale", type=number(*bvh.SCALE_RANGE), default=None,
                         help="metres per BVH unit on import (default: detected from the skeleton's height; 0.01 for centimetres)")
+    parser.add_argument("--bvh-up", choices=("Y", "Z"), help="the BVH files' up axis (default: the axis the skeleton stands along)")
     parser.add_argument("--bvh-reader", choices=("numpy", "blender"), default="numpy",
                         help="numpy: read BVH files at numpy speed and build the armature in bulk; blender: Blender's own BVH importer")
     parser.add_argument("-j", "--jobs", type=count, help="worker processes, this one included (capped at the files and cores) (default: 1)")

@@ -5,8 +5,10 @@ user's home. The extension is loaded the way Blender loads extensions, as
 ``bl_ext.<repo>.loopsmith``, from a development repository pointing here.
 """
 
+import atexit
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 
@@ -14,6 +16,7 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="loopsmith-blender-user-")
+atexit.register(shutil.rmtree, os.environ["BLENDER_USER_RESOURCES"], True)
 MOCAP = pathlib.Path(os.environ.get("LOOPSMITH_MOCAP", REPO.parent / "shared" / "mocap"))
 sys.path.insert(0, str(REPO / "tools"))
 import dev_extension  # noqa: E402  (tools/ is not a package)

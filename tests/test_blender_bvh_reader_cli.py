@@ -74,3 +74,40 @@ def test_scene_free_run_writes_only_what_it_lists(runs):
     out, entries = runs["numpy"]
     assert sorted(p.name for p in out.glob("*.bvh")) == sorted(pathlib.Path(e["outputs"][0]).name for e in entries.values())
     assert not [p for p in out.iterdir() if "partial" in p.name]
+
+
+@pytest.mark.parametrize("edit", [("resample", "--fps", "60"), ("mirror",)])
+def test_scene_free_edits_match_blenders_path(loopsmith, mocap_dir, tmp_path, edit):
+    clips = [mocap_dir / "dataset-1_walk_normal_001.bvh", mocap_dir / "dataset-1_run_normal_001.bvh"]
+    found = {}
+    for label, extra in (("blender", ("--bvh-reader", "blender")), ("numpy", ())):
+        out = tmp_path / label
+        result = run_loopsmith(*edit, *clips, "-o", out, "--quiet", *extra)
+        assert result.returncode == 0, result.stderr
+        found[label] = (out, {pathlib.Path(e["file"]).name: e for e in json.loads((out / "loopsmith_report.json").read_text())["entries"]})
+    (blender_out, reference), (out, entries) = found["blender"], found["numpy"]
+    for name, entry in entries.items():
+        expected = reference[name]
+        assert entry["import"]["reader"] == "numpy"
+        for key in ("armature", "action", "edit"):
+            assert entry[key] == expected[key], (name, key)
+        written = pathlib.Path(entry["outputs"][0]).name
+        ours = loopsmith.core.bvh.read_bvh(out / written)
+        theirs = loopsmith.core.bvh.read_bvh(blender_out / written)
+        assert ours.frame_time == theirs.frame_time and ours.frame_count == theirs.frame_count, name
+        scale = entry["import"]["bvh_scale"]
+        worst = np.abs(loopsmith.core.bvh.forward_kinematics(ours) - loopsmith.core.bvh.forward_kinematics(theirs)).max() * scale
+        assert worst < POSE_TOLERANCE, (name, worst)
+
+
+def test_an_up_axis_that_cannot_be_found_can_be_given(loopsmith, mocap_dir, tmp_path):
+    bvh = loopsmith.core.bvh
+    info = bvh.read_bvh(mocap_dir / "dataset-1_walk_normal_002.bvh")
+    lying = tmp_path / "lying.bvh"
+    lying.write_text(bvh.change_axes(bvh.to_text(info), np.array([[0.0, 1, 0], [-1, 0, 0], [0, 0, 1]])))  # stands along X
+    refused = run_loopsmith("make-loop", lying, "-o", tmp_path / "out", "--whole", "--quiet")
+    assert refused.returncode == 1 and "stands along X" in refused.stderr and "--bvh-up Y or Z" in refused.stderr
+    given = run_loopsmith("make-loop", lying, "-o", tmp_path / "out", "--whole", "--quiet", "--bvh-up", "Y")
+    assert given.returncode == 0, given.stderr
+    [entry] = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"]  # the earlier failure is gone
+    assert entry["import"]["up_axis"] == "Y" and entry["status"] == "ok"

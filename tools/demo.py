@@ -5,12 +5,16 @@ job on it: Find Loop, Make Loop, and writes the loop as a .blend and a BVH
 with the JSON and HTML reports beside them.
 """
 
+import atexit
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="loopsmith-blender-user-"))
+if "BLENDER_USER_RESOURCES" not in os.environ:
+    os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="loopsmith-blender-user-")
+    atexit.register(shutil.rmtree, os.environ["BLENDER_USER_RESOURCES"], True)
 
 import bpy  # noqa: E402
 
