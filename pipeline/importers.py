@@ -114,6 +114,7 @@ def load(path, options):
     except (RuntimeError, ValueError, IndexError, UnicodeDecodeError, OSError) as error:
         interrupts.check()  # an interrupt inside an importer arrives wrapped in RuntimeError
         raise InputError(f"cannot be read: {reason(error)}") from None
+    interrupts.check()  # one raised in a load handler Blender runs (add-ons' Python) is printed and swallowed by Blender
     return settings, None if header is None else _hierarchy_only(header)
 
 

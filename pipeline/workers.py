@@ -68,8 +68,10 @@ def process_tasks(command, options, plan, indices, done):
     """Run the command's job on the tasks ``indices`` in this process; ``done(entries, name)`` after each."""
     with interrupts.deferred():  # a signal while Blender initialises would crash it
         job = importlib.import_module(f".{command.JOB}", __package__)
-    interrupts.check()
     for index in indices:
+        # Also here: a stop signal raised inside Python that Blender runs for itself (a callback) is printed and
+        # swallowed by Blender, and would otherwise only be seen on an error path.
+        interrupts.check()
         task = plan.tasks[index]
         try:
             entries = job.process(task, options, plan.names[index], plan.inputs)
@@ -79,6 +81,7 @@ def process_tasks(command, options, plan, indices, done):
         for entry in entries:
             entry["command"] = command.NAME  # a later run of another command on the same file keeps this entry
         done(entries, task[0].name)
+    interrupts.check()
 
 
 def _libc_prctl():

@@ -220,6 +220,36 @@ def test_ctrl_c_stops_the_whole_run_cleanly(mocap_dir, tmp_path, number):
     assert all(entry["status"] == "ok" for entry in _entries(out))  # what was done, and nothing reported as broken
 
 
+_STOP_IN_A_BLENDER_HANDLER = """
+import os, signal, sys
+import bpy
+from loopsmith.pipeline import cli
+
+@bpy.app.handlers.persistent
+def stop(*_):  # the stop arrives while Blender runs this Python for itself: Blender prints the exception and carries on
+    if not getattr(stop, "sent", False):
+        stop.sent = True
+        os.kill(os.getpid(), signal.SIGTERM)
+
+bpy.app.handlers.load_post.append(stop)
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.realdata
+def test_a_stop_that_blender_swallows_still_stops_the_run(mocap_dir, tmp_path):
+    for index in range(3):
+        _copy(mocap_dir, WALK, tmp_path / "clips" / f"clip{index}.bvh")
+    driver = tmp_path / "driver.py"
+    driver.write_text(_STOP_IN_A_BLENDER_HANDLER)
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, str(driver), "make-loop", str(tmp_path / "clips"), "-o", str(out), "--range", "10", "40",
+                             "--format", "bvh", "blend", "--quiet"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 130, result.stdout + result.stderr
+    assert "interrupted" in result.stdout and not _partials(out)
+    assert len(_entries(out)) < 3
+
+
 @pytest.mark.realdata
 @pytest.mark.parametrize("delay", [0.15, 0.4])  # from the moment the command runs; the interpreter starts in ~0.05 s
 def test_ctrl_c_in_the_first_moments_exits_cleanly(mocap_dir, tmp_path, delay):
