@@ -232,7 +232,10 @@ def stop(*_):  # the stop arrives while Blender runs this Python for itself: Ble
         os.kill(os.getpid(), signal.SIGTERM)
 
 bpy.app.handlers.load_post.append(stop)
-sys.exit(cli.main(sys.argv[1:]))
+status = cli.main(sys.argv[1:])
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(status)  # as python -m loopsmith does: bpy 4.2 and 4.5 may hang at interpreter exit
 """
 
 
