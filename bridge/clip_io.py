@@ -12,7 +12,7 @@ import bpy
 import numpy as np
 
 from ..core import loop, quat, rotation_modes, stitch
-from ..core.clip import Clip
+from ..core.clip import Clip, scene_rate
 from ..core.errors import ClipError, LoopError
 from . import action_api, cycles
 
@@ -53,8 +53,7 @@ def scene_fps(scene):
 
 def set_scene_fps(scene, fps):
     """Make the scene play ``fps`` frames per second: the nearest whole ``fps`` and an ``fps_base`` (29.97 is 30 / 1.001)."""
-    whole = max(1, int(round(fps)))
-    scene.render.fps, scene.render.fps_base = whole, whole / fps
+    scene.render.fps, scene.render.fps_base = scene_rate(fps)
 
 
 def require_action(obj):

@@ -16,7 +16,7 @@ root per joint), so thousands of joints stay fast.
 import numpy as np
 
 from . import bvh, quat, rotation_modes
-from .clip import Clip
+from .clip import Clip, scene_rate
 from .errors import ClipError
 
 # Blender's vec_roll_to_mat3_normalized: below these a bone along -Y is handled apart.
@@ -128,18 +128,10 @@ def _turn(up):
     return turn
 
 
-def scene_rate(frame_time):
-    """``(fps, fps_base)``: the scene's frame rate settings after the importer's update_scene_fps for ``frame_time`` (seconds):
-    ``fps`` the nearest whole number, ``fps_base`` making up the rest."""
-    wanted = 1.0 / frame_time
-    whole = int(round(wanted))
-    return whole, whole / wanted
-
-
 def scene_fps(frame_time):
-    """Frames per second a scene plays after the importer's update_scene_fps for ``frame_time`` (seconds): :func:`scene_rate`,
+    """Frames per second a scene plays after the importer's update_scene_fps for ``frame_time`` (seconds): ``clip.scene_rate``,
     with ``fps_base`` kept in single precision as Blender keeps it."""
-    fps, base = scene_rate(frame_time)
+    fps, base = scene_rate(1.0 / frame_time)
     return fps / float(np.float32(base))
 
 
@@ -153,12 +145,20 @@ def _bones_parents_first(parents):
     return np.argsort(_depths(parents), kind="stable")
 
 
-def bone_shapes(info, scale):
-    """What the importer's armature has beyond the clip's rest matrices, in the clip's bone order, for building it: bone
-    lengths ``(J,)`` (armature units) and which bones are connected to their parent's tail ``(J,)``."""
-    _, lengths, connected = _rest_in_file_axes(info, scale)
+def _importer_bones(info, scale):
+    """The importer's bones in the clip's order: rest matrices ``(J, 4, 4)`` in the file's axes, lengths ``(J,)``, which are
+    connected ``(J,)``, and the order itself (file index of each clip bone)."""
     order = _bones_parents_first(info.parents)
-    return lengths[order], connected[order]
+    rest, lengths, connected = _rest_in_file_axes(info, scale)
+    return rest[order], lengths[order], connected[order], order
+
+
+def armature_from_bvh(info, scale, up):
+    """:func:`clip_from_bvh`, with what the importer's armature has beyond the clip's rest matrices, for building it:
+    ``(clip, lengths, connected)``, bone lengths ``(J,)`` (armature units) and which bones are connected to their
+    parent's tail ``(J,)``, in the clip's bone order."""
+    bones = _importer_bones(info, scale)
+    return _clip(info, scale, up, bones[0], bones[3]), bones[1], bones[2]
 
 
 def clip_from_bvh(info, scale, up):
@@ -171,11 +171,15 @@ def clip_from_bvh(info, scale, up):
     position channels; rotation ``(F, J, 4)`` in each bone's rest frame, the
     sign of frame 1 as Blender's Euler keys give it.
     """
+    rest_file, _, _, order = _importer_bones(info, scale)
+    return _clip(info, scale, up, rest_file, order)
+
+
+def _clip(info, scale, up, rest_file, order):
+    """:func:`clip_from_bvh` given the importer's rest matrices in the file's axes and the bone order (see :func:`_importer_bones`)."""
     frames = info.frame_count
     if frames < 2:
         raise ClipError(f"frame range 1-{frames} has fewer than two frames")
-    order = _bones_parents_first(info.parents)  # everything below is in the clip's bone order
-    rest_file = _rest_in_file_axes(info, scale)[0][order]
     rest_turn = quat.from_matrix(rest_file[:, :3, :3])  # (J, 4)
     every_layout = bvh.layouts(info.channels)
     layouts = [every_layout[j] for j in order]
@@ -261,10 +265,8 @@ def bvh_from_clip(clip, info, up, scale, frame_time=None):
     bones = np.array([names[name] for name in info.names])
     to_file = bvh.BLENDER_TO_FILE[up]
     rest = clip.rest[bones]  # (J, 4, 4), Blender's axes
-    rest_turn = quat.from_matrix(rest[:, :3, :3])
-    rotation = quat.multiply(quat.multiply(rest_turn, clip.rotation[:, bones]), quat.inverse(rest_turn))
-    file_turn = quat.from_matrix(to_file)
-    rotation = quat.multiply(quat.multiply(file_turn, rotation), quat.inverse(file_turn))
+    turn = quat.multiply(quat.from_matrix(to_file), quat.from_matrix(rest[:, :3, :3]))  # (J, 4): the bone's rest, then the file's axes
+    rotation = quat.multiply(quat.multiply(turn, clip.rotation[:, bones]), quat.inverse(turn))
     heads = rest[:, :3, 3]
     parent_heads = np.where(info.parents[:, None] >= 0, heads[np.maximum(info.parents, 0)], 0.0)
     shift = np.einsum("jik,fjk->fji", rest[:, :3, :3], clip.location[:, bones]) @ (to_file.T / scale)

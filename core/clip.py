@@ -13,6 +13,13 @@ from .errors import ClipError
 from .rotation_modes import ROTATION_MODES
 
 
+def scene_rate(fps):
+    """``(fps, fps_base)``: the settings that make a Blender scene play ``fps`` frames per second, the nearest whole number
+    (at least 1) and the base that makes up the rest (29.97 is 30 / 1.001)."""
+    whole = max(1, int(round(fps)))
+    return whole, whole / fps
+
+
 @dataclass
 class Clip:
     """An armature's pose channels over consecutive integer frames.

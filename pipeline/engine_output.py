@@ -13,7 +13,7 @@ import time
 from ..bridge import clip_io, root_motion
 from ..core import loop
 from ..core.engine import profiles, root_bone
-from . import export, outputs
+from . import export, importers, outputs
 from .inputs import output_suffixes
 
 
@@ -103,7 +103,7 @@ def targets(options, stem, source, inputs):
 def scene_free(path, options):
     """Whether a job on ``path`` can run without a Blender scene: a BVH read by the numpy reader, written as BVH files only,
     with nothing Blender must do (no ``--engine``, no ``--root-motion``)."""
-    return (path.suffix.lower() == ".bvh" and options.bvh_reader == "numpy" and options.root_motion == "NONE" and options.engine is None
+    return (importers.read_in_numpy(path, options) and options.root_motion == "NONE" and options.engine is None
             and set(output_suffixes(path, options.format)) == {".bvh"})
 
 

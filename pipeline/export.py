@@ -197,35 +197,7 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None,
             if suffix == ".blend":
                 bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
             else:
-                with contextlib.ExitStack() as stack:
-                    scene = stack.enter_context(_only_the_loop(obj, frame_start, frame_end))
-                    name = action.name
-                    if profile is not None and suffix != ".bvh":
-                        name = stack.enter_context(_engine_conventions(obj, profile, looping, root))
-                    if suffix == ".bvh":
-                        bpy.ops.export_anim.bvh(filepath=str(path), frame_start=frame_start, frame_end=frame_end,
-                                                global_scale=1.0 / bvh_scale)
-                        # Blender writes Z up, its own channels and a Frame Time to 6 decimals; give the file the
-                        # input's axes and layout and the scene's exact rate.
-                        text, frame_time = path.read_text(), 1.0 / clip_io.scene_fps(scene)
-                        path.write_text(bvh.match_layout(text, *bvh_source, frame_time=frame_time) if bvh_source
-                                        else bvh.change_axes(text, frame_time=frame_time))
-                    elif suffix == ".fbx":
-                        # Every frame keyed: the default key reduction moves joints by millimetres. FBX_SCALE_NONE writes
-                        # centimetres (unit scale 1), FBX_SCALE_ALL metres (unit scale 100): the engine's metres at scale 1.
-                        fbx_options = {} if profile is None else {"add_leaf_bones": False,
-                                                                  "apply_scale_options": "FBX_SCALE_NONE" if profile.centimetres else "FBX_SCALE_ALL"}
-                        with _renamed(bpy.data.scenes, scene, name), _starting_at_zero(obj, frame_start, frame_end):
-                            bpy.ops.export_scene.fbx(filepath=str(path), use_selection=True, object_types={"ARMATURE"},
-                                                     bake_anim_use_all_actions=False, bake_anim_use_nla_strips=False,
-                                                     bake_anim_simplify_factor=0.0, **fbx_options)
-                    else:
-                        # By default every action the armature could play is written, the original first;
-                        # 'ACTIVE_ACTIONS' would still merge them in 4.2.
-                        with _gltf_rate(scene):
-                            bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True,
-                                                      export_animation_mode="ACTIONS", export_anim_single_armature=False,
-                                                      export_frame_range=True, export_anim_slide_to_zero=True)
+                _export(obj, action, path, suffix, frame_start, frame_end, bvh_scale, bvh_source, profile, looping, root)
     except (RuntimeError, OSError, bvh.BvhError) as error:
         interrupts.check()  # an interrupt inside an exporter arrives wrapped in RuntimeError
         why = reason(error)
@@ -234,6 +206,39 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None,
         # Blender's message may name the temporary file: the caller names the target.
         raise ExportError(f"cannot be written as {suffix}: {why.replace(str(path), 'the file')}") from None
     interrupts.check()  # one raised in a handler Blender runs itself (save_pre, an add-on's) was printed and swallowed by it
+
+
+def _export(obj, action, path, suffix, frame_start, frame_end, bvh_scale, bvh_source, profile, looping, root):
+    """:func:`write` of a BVH, FBX or GLB by Blender's exporter, with only the loop in the scene (see :func:`write`)."""
+    with contextlib.ExitStack() as stack:
+        scene = stack.enter_context(_only_the_loop(obj, frame_start, frame_end))
+        name = action.name
+        if profile is not None and suffix != ".bvh":
+            name = stack.enter_context(_engine_conventions(obj, profile, looping, root))
+        if suffix == ".bvh":
+            bpy.ops.export_anim.bvh(filepath=str(path), frame_start=frame_start, frame_end=frame_end,
+                                    global_scale=1.0 / bvh_scale)
+            # Blender writes Z up, its own channels and a Frame Time to 6 decimals; give the file the
+            # input's axes and layout and the scene's exact rate.
+            text, frame_time = path.read_text(), 1.0 / clip_io.scene_fps(scene)
+            path.write_text(bvh.match_layout(text, *bvh_source, frame_time=frame_time) if bvh_source
+                            else bvh.change_axes(text, frame_time=frame_time))
+        elif suffix == ".fbx":
+            # Every frame keyed: the default key reduction moves joints by millimetres. FBX_SCALE_NONE writes
+            # centimetres (unit scale 1), FBX_SCALE_ALL metres (unit scale 100): the engine's metres at scale 1.
+            fbx_options = {} if profile is None else {"add_leaf_bones": False,
+                                                      "apply_scale_options": "FBX_SCALE_NONE" if profile.centimetres else "FBX_SCALE_ALL"}
+            with _renamed(bpy.data.scenes, scene, name), _starting_at_zero(obj, frame_start, frame_end):
+                bpy.ops.export_scene.fbx(filepath=str(path), use_selection=True, object_types={"ARMATURE"},
+                                         bake_anim_use_all_actions=False, bake_anim_use_nla_strips=False,
+                                         bake_anim_simplify_factor=0.0, **fbx_options)
+        else:
+            # By default every action the armature could play is written, the original first;
+            # 'ACTIVE_ACTIONS' would still merge them in 4.2.
+            with _gltf_rate(scene):
+                bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True,
+                                          export_animation_mode="ACTIONS", export_anim_single_armature=False,
+                                          export_frame_range=True, export_anim_slide_to_zero=True)
 
 
 def _depth(obj):

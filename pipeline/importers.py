@@ -74,6 +74,11 @@ def read_bvh_header(path, options):
     return info, {"bvh_scale": scale, "bvh_scale_reason": how, "up_axis": up, "reader": options.bvh_reader}
 
 
+def read_in_numpy(path, options):
+    """Whether ``path`` is a BVH the numpy reader reads (``--bvh-reader numpy``): its clip needs no Blender scene."""
+    return path.suffix.lower() == ".bvh" and options.bvh_reader == "numpy"
+
+
 def clip_of_bvh(info, settings):
     """The clip Blender's importer would give of a BVH read by :func:`read_bvh_header`, computed in numpy (no scene)."""
     return bvh_clip.clip_from_bvh(info, settings["bvh_scale"], settings["up_axis"])
@@ -144,10 +149,10 @@ def _read(path, suffix, settings, header):
 def _build_bvh_scene(path, header, settings):
     """What Blender's importer makes of a BVH (scene rate and length, armature, action), built in bulk from the numpy reader's clip."""
     scene = bpy.context.scene
-    scene.render.fps, scene.render.fps_base = bvh_clip.scene_rate(header.frame_time)  # as the importer's update_scene_fps
+    clip_io.set_scene_fps(scene, 1.0 / header.frame_time)  # as the importer's update_scene_fps
     scene.frame_end = max(scene.frame_end, 1 + header.frame_count)  # and update_scene_duration
-    lengths, connected = bvh_clip.bone_shapes(header, settings["bvh_scale"])
-    armature.animated_armature(bpy.context, clip_of_bvh(header, settings), bvh_armature_name(path), lengths, connected)
+    clip, lengths, connected = bvh_clip.armature_from_bvh(header, settings["bvh_scale"], settings["up_axis"])
+    armature.animated_armature(bpy.context, clip, bvh_armature_name(path), lengths, connected)
 
 
 def armatures_with_actions():
@@ -175,7 +180,7 @@ def load_clip(path, options):
 
     A BVH read by the numpy reader builds no scene at all; other files are imported as by :func:`armature_clip`.
     """
-    if path.suffix.lower() == ".bvh" and options.bvh_reader == "numpy":
+    if read_in_numpy(path, options):
         if not path.is_file():
             raise InputError("no such file")
         header, settings = read_bvh_header(path, options)

@@ -80,8 +80,8 @@ def test_clip_and_armature_match_blenders_importer(loopsmith, blank, mocap_dir):
         bpy.ops.import_anim.bvh(filepath=str(path), global_scale=scale, update_scene_fps=True, **bvh.IMPORT_AXES[up])
         imported = bpy.context.object
         reference = read_clip(imported)
-        clip = ext_bvh_clip.clip_from_bvh(info, scale, up)
-        built_obj = armature.animated_armature(bpy.context, clip, "built", *ext_bvh_clip.bone_shapes(info, scale))
+        clip, lengths, connected = ext_bvh_clip.armature_from_bvh(info, scale, up)
+        built_obj = armature.animated_armature(bpy.context, clip, "built", lengths, connected)
         built = read_clip(built_obj)
         for other in (reference, built):
             assert other.bone_names == clip.bone_names and np.array_equal(other.parents, clip.parents), path.name
