@@ -172,7 +172,8 @@ def test_the_graph_and_a_synthesis_on_the_cluster_are_the_local_ones_byte_for_by
     assert (tmp_path / "local" / "graph.json").read_bytes() == (tmp_path / "cluster" / "graph.json").read_bytes()
     assert json.loads((tmp_path / "local" / "graph.json").read_text())["edges"]
     after = cluster.client.run(blocks)
-    assert set(after) == workers and all(after[address] > before.get(address, 0) for address in workers)  # the map was split
+    # The map was split: its blocks ran as tasks of their own on the cluster's workers (which worker takes which is Dask's call).
+    assert set(after) == workers and sum(after[address] - before.get(address, 0) for address in workers) > 1
     graph = tmp_path / "local" / "graph.json"
     local = run_loopsmith("synth", graph, "--seconds", "4", "-o", tmp_path / "synth-local", "--quiet")
     remote = run_loopsmith("synth", graph, "--seconds", "4", "-o", tmp_path / "synth-cluster", "--quiet", "--scheduler", cluster.address)
