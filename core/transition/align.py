@@ -19,11 +19,16 @@ def check_rates(clip_a, clip_b):
 
 
 def on_skeleton(clip_b, clip_a):
-    """``clip_b``'s channels on ``clip_a``'s skeleton, bones matched by name.
+    """``clip_b``'s motion on ``clip_a``'s skeleton, bones matched by name.
 
-    Both clips must share the frame rate and have every bone of A; B's extra
-    bones are dropped. The result has A's bones, parents and rest pose and
-    B's frames, so both clips can be blended channel by channel.
+    Both clips must share the frame rate and have every bone of A that moves;
+    B's extra bones are dropped. The result has A's bones, parents and rest
+    pose and B's frames, so both clips can be blended channel by channel.
+    Rests may differ (another importer's bone axes, another end bone, a take
+    whose start is kept in the pelvis's rest offset): each matched joint keeps
+    its armature-space turn away from its rest as B has it, and every joint
+    whose location A animates stands where B puts it, so on skeletons of one
+    size every joint lands where it is in B.
     """
     check_rates(clip_a, clip_b)
     missing = [name for name in clip_a.bone_names if name not in clip_b.bone_names]
@@ -32,19 +37,79 @@ def on_skeleton(clip_b, clip_a):
     if moving:
         raise TransitionError(f"clip B has no bone named {', '.join(repr(name) for name in moving[:5])} (bones are matched by name)")
     order = np.array([clip_b.bone_names.index(name) if name in clip_b.bone_names else -1 for name in clip_a.bone_names])
-    # Bones can rest differently (another import's axes, another End Site): keep each bone's posed frame as B has it,
-    # re-expressed in A's rest, so the same joint turns the same way in both.
-    rest_a = kinematics.rest_relative(clip_a.parents, clip_a.rest)[:, :3, :3]
-    rest_b = kinematics.rest_relative(clip_b.parents, clip_b.rest)[order][:, :3, :3]
-    change = np.swapaxes(rest_a, -1, -2) @ rest_b  # (B, 3, 3): B's rest frame seen from A's
-    location = np.einsum("bij,fbj->fbi", change, clip_b.location[:, order])
-    rotation = quat.multiply(quat.from_matrix(change)[None], clip_b.rotation[:, order])
-    scale = clip_b.scale[:, order]
     kept = order < 0
-    frames = len(clip_b.frames)
+    pose_b = kinematics.clip_forward_kinematics(clip_b)[:, np.maximum(order, 0)]  # (F, A's bones, 4, 4)
+    rotation, location = _turns_from_rest(clip_a, clip_b, order, pose_b)
+    scale = clip_b.scale[:, np.maximum(order, 0)]
+    frames = clip_b.num_frames
     location[:, kept], rotation[:, kept], scale[:, kept] = (np.repeat(channel[:1, kept], frames, axis=0)
                                                              for channel in (clip_a.location, clip_a.rotation, clip_a.scale))
-    return clip_a.with_channels(frames=clip_b.frames, location=location, rotation=quat.unroll(rotation), scale=scale)
+    moved = clip_a.with_channels(frames=clip_b.frames, location=location, rotation=quat.unroll(rotation), scale=scale)
+    return _heads_where_b_has_them(moved, pose_b[..., :3, 3], ~kept & clip_a.animated_location.any(axis=1))
+
+
+def _turns_from_rest(clip_a, clip_b, order, pose_b):
+    """Local rotations ``(F, B, 4)`` and locations ``(F, B, 3)`` on A's bones turning each joint from A's rest as B's turns from B's.
+
+    A bone's armature-space turn from its rest is ``D = pose @ rest^-1``
+    (rotation parts); its local rotation on A is ``rest_a^-1 D_parent^-1 D
+    rest_a``, which for a bone whose parent is the same in both skeletons is
+    B's local rotation seen from A's rest, ``C q_b C^-1`` with ``C =
+    rest_a^-1 rest_b`` (exactly B's own where the rests agree). A location
+    moves the joint as far in the same armature-space direction
+    (``C loc_b``). Rows of bones B lacks are left for the caller.
+    """
+    source = np.maximum(order, 0)
+    rest_a = quat.from_matrix(clip_a.rest[:, :3, :3])
+    rest_b = quat.from_matrix(clip_b.rest[source, :3, :3])
+    change = quat.multiply(quat.inverse(rest_a), rest_b)  # B's rest frame seen from A's
+    change[np.all(np.abs(clip_a.rest[:, :3, :3] - clip_b.rest[source, :3, :3]) < 1e-12, axis=(1, 2))] = quat.identity()
+    rotation = quat.multiply(quat.multiply(change, clip_b.rotation[:, source]), quat.inverse(change))
+    parents = clip_a.parents
+    parent_in_b = np.where(parents >= 0, order[np.maximum(parents, 0)], -1)
+    other_parent = (order >= 0) & (clip_b.parents[source] != parent_in_b)
+    if other_parent.any():  # B puts a bone between, or roots it elsewhere: turn by the armature-space turns
+        turn = quat.multiply(quat.from_matrix(pose_b[..., :3, :3]), quat.inverse(rest_b))  # (F, B, 4)
+        turn[:, order < 0] = quat.identity()
+        parent_turn = np.where((parents >= 0)[None, :, None], turn[:, np.maximum(parents, 0)], quat.identity())
+        local = quat.multiply(quat.inverse(parent_turn), turn)
+        rotation[:, other_parent] = quat.multiply(quat.inverse(rest_a[other_parent]), quat.multiply(local[:, other_parent], rest_a[other_parent]))
+    return rotation, quat.rotate(change, clip_b.location[:, source])
+
+
+def _heads_where_b_has_them(clip, heads, floating):
+    """``clip`` with the location of each ``floating (B,)`` bone set so that its head is at ``heads (F, B, 3)``.
+
+    Bones are placed parents first, each from its parent's pose as placed so
+    far: a take whose start is kept in the root-to-pelvis rest offset, or a
+    root with an offset the other skeleton lacks, moves its pelvis, not the
+    body's turn. Bones already within rounding of their place are left.
+    """
+    tolerance = 1e-9 * max(1.0, float(np.abs(clip.rest[:, :3, 3]).max()))
+    location = clip.location.copy()
+    for _ in range(clip.num_bones):
+        pose = kinematics.forward_kinematics(clip.parents, clip.rest, location, clip.rotation, clip.scale)
+        off = floating & (np.abs(pose[..., :3, 3] - heads).max(axis=(0, 2)) > tolerance)
+        off &= ~np.array([_has_ancestor(clip.parents, bone, off) for bone in range(clip.num_bones)])
+        if not off.any():
+            break
+        bones = np.flatnonzero(off)
+        relative = kinematics.rest_relative(clip.parents, clip.rest)[bones]
+        parents = clip.parents[bones]
+        space = np.where((parents >= 0)[None, :, None, None], pose[:, np.maximum(parents, 0)] @ relative, relative)
+        inverse = kinematics.affine_inverse(space)
+        location[:, bones] = np.einsum("fbij,fbj->fbi", inverse[..., :3, :3], heads[:, bones]) + inverse[..., :3, 3]
+    return clip.with_channels(location=location)
+
+
+def _has_ancestor(parents, bone, mask):
+    """True when a bone above ``bone`` is set in ``mask``."""
+    bone = parents[bone]
+    while bone >= 0:
+        if mask[bone]:
+            return True
+        bone = parents[bone]
+    return False
 
 
 def still(clip, bone):
