@@ -93,3 +93,14 @@ def best_range(clip, props):
     if best is None:
         raise LoopError("found no repeating motion to loop: set the range by hand")
     return best.frame_start, best.frame_end
+
+
+def composition_report(composed, what):
+    """(the report level, one line) for a made composition or synthesis: INFO, or WARNING with what stays visible."""
+    worst = max((t.metrics.visibility for t in composed.transitions), default=0.0)
+    problems = [f"junctions {', '.join(map(str, composed.visible_junctions))} stay visible"] if composed.visible_junctions else []
+    if not composed.grounded:
+        problems.append(f"the body leaves the clips' floor by {composed.numbers['floor_offset_m']:.2f} m "
+                        f"(pelvis {composed.numbers['pelvis_offset_m']:.2f} m)")
+    line = f"{what}: worst junction visibility {worst:.2f}" + "".join(f"; {problem}" for problem in problems)
+    return ({"WARNING"} if problems else {"INFO"}), line

@@ -208,9 +208,9 @@ class LOOPSMITH_OT_compose(SequenceOperator, bpy.types.Operator):
             track = lay_out_strips(obj, written, composed)
             obj.animation_data.action = None  # the track plays it; an active action would play over it
             strips = f"; NLA track '{track.name}' plays it, one strip per segment"
-        worst = max((t.metrics.visibility for t in composed.transitions), default=0.0)
-        self.report({"INFO"}, f"Composed {len(composed.segments)} segments into '{written.name}' ({composed.clip.num_frames} frames"
-                              f"{', looping' if composed.loop else ''}): worst junction visibility {worst:.2f}{strips}")
+        level, line = common.composition_report(composed, f"Composed {len(composed.segments)} segments into '{written.name}' "
+                                                           f"({composed.clip.num_frames} frames{', looping' if composed.loop else ''})")
+        self.report(level, line + strips)
         return {"FINISHED"}
 
 

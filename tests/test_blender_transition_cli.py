@@ -119,3 +119,22 @@ def test_a_time_warped_crossfade_keeps_the_roots_own_speed(mocap_dir, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     metrics = _entry(tmp_path)["transition"]["metrics"]
     assert metrics["root_speed_jump"] <= metrics["clips_root_speed_jump"]  # the warp times the body, not the travel
+
+
+@pytest.mark.parametrize("source, target", [("dataset-1_walk-back_masculinity_001.bvh", "../bandai-actions/dataset-1_walk_happy_001.bvh"),
+                                            ("../bandai-actions/dataset-1_walk_happy_001.bvh", "dataset-1_walk-back_masculinity_001.bvh")])
+def test_takes_whose_rests_differ_keep_the_body_on_the_floor(mocap_dir, tmp_path, source, target):
+    """The pelvis's rest offset of one take holds where it starts (4.5 m back): the written file stands on the floor throughout."""
+    result = run_loopsmith("transition", mocap_dir / source, mocap_dir / target, "-o", tmp_path, "--format", "bvh")
+    assert result.returncode == 0, result.stdout + result.stderr
+    entry = _entry(tmp_path)
+    metrics = entry["transition"]["metrics"]
+    assert metrics["floor_offset"] < 0.05 and metrics["pelvis_offset"] < 0.05, metrics
+    assert "OFF THE FLOOR" not in result.stdout
+    written = bvh.read_bvh(next(tmp_path.glob("*.bvh")))
+    joints = bvh.forward_kinematics(written)
+    toes = [written.names.index(name) for name in ("Toes_L", "Toes_R")]
+    lowest = joints[:, toes, 1].min(axis=1)  # centimetres, Y up
+    assert lowest.max() < 20 and lowest.min() > -5  # on the floor on every frame (the lifted take had 360-370 cm)
+    hips = joints[:, written.names.index("Hips"), 1]
+    assert 70 < hips.min() and hips.max() < 110

@@ -237,7 +237,7 @@ def test_bad_input_gets_one_clear_line(walkers, case, message):
 def test_a_piece_too_short_to_leave_after_entering_is_named(walkers):
     slow, fast = walkers
     with pytest.raises(CompositionError, match=r"junction 2: .*'short'") as raised:
-        compose([Piece(slow, name="a"), Piece(fast, 1, 45, "short"), Piece(slow, name="c")])
+        compose([Piece(slow, name="a"), Piece(fast, 1, 45, "short"), Piece(slow, name="c")], junctions=[Junction(length=1.0)] * 2)
     assert "\n" not in str(raised.value)
 
 

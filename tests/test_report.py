@@ -201,3 +201,11 @@ def test_summary_is_a_table_with_the_failure_reason_in_full_and_cycles_counted_r
     assert len(parsed.cells) == 3 * 8 + 3
     assert [entry.get("cycles") for entry in entries[:2]] == [2, 1]
     assert "2 cycles, GOOD" in text and "1 cycle," in text and "1 cycles" not in text
+
+
+def test_a_transition_off_its_clips_floor_is_never_ok():
+    reports = checkout_module("pipeline.reports")
+    metrics = {"visibility": 0.8, "root_speed_jump": 0.1, "clips_root_speed_jump": 0.5, "floor_offset": 3.7, "pelvis_offset": 3.6}
+    assert reports._transition_note(metrics).startswith("OFF THE FLOOR") and "3.70 m" in reports._transition_note(metrics)
+    assert reports._transition_note(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0}) == "ok"
+    assert reports._transition_note(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0, "visibility": 1.1}).startswith("VISIBLE")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import metrics as seam, quat
+from .. import grounding, metrics as seam, quat
 from ..errors import ClipError, CompositionError, TransitionError
 from ..loop import make_loop
 from ..transition import align as placing, blend, make, measure, points
@@ -131,6 +131,16 @@ class Composition:
     notes: tuple
     loop: bool
     travel_bone: str = None
+
+    @property
+    def visible_junctions(self):
+        """1-based numbers of the junctions that stay visible by any transition criterion (the body off the floor included)."""
+        return [k + 1 for k, t in enumerate(self.transitions) if make.criteria_ratios(t.metrics).max() > 1.0]
+
+    @property
+    def grounded(self):
+        """True when the body stays on the pieces' floor and at their heights throughout (see :mod:`..grounding`)."""
+        return max(self.numbers.get("floor_offset_m", 0.0), self.numbers.get("pelvis_offset_m", 0.0)) <= grounding.TOLERANCE
 
 
 @dataclass
@@ -474,6 +484,9 @@ def compose(pieces, junctions=None, loop=False, trim=False, align=True, lock_fee
     segments.append(Segment(last_piece, pieces[last_piece].name, source_first, source_last, out_first, clip.num_frames - 1))
 
     numbers = _summary_numbers(clip, transitions, trimmed)
+    body_numbers, body_notes = grounding.numbers_and_notes(grounding.of_clip(clip, measure.clip_positions(clip, names), positions), "the pieces")
+    numbers.update(body_numbers)
+    notes += body_notes
     if loop:
         travel_root = made[-1].root if root_mode == "TRAVEL" else None
         played = seam.chained_positions(clip, travel_root, cycles=2)

@@ -41,7 +41,7 @@ import re
 
 import numpy as np
 
-from .. import contacts, quat, root as root_motion, sampling
+from .. import contacts, grounding, quat, root as root_motion, sampling
 from ..errors import EditError, TransitionError
 from ..transition import align, points, timewarp
 from ..transition import blend as transition_blend
@@ -435,4 +435,6 @@ def blend(clip_a, clip_b, weight=0.5, timing="CONTACTS", shorter="CLAMP", names=
         notes.append("both clips hold the same motion: the blend is that motion")
     notes += measure.quality_notes(numbers["skating"], numbers["inputs_skating"], numbers["worst_frame"], numbers["inputs_worst_frame"],
                                    "the inputs")
-    return measure.EditResult(result, "blend", numbers, tuple(notes))
+    body_numbers, body_notes = grounding.numbers_and_notes(grounding.of_clip(result, positions, (clip_a, clip_b)), "the inputs")
+    numbers.update(body_numbers)
+    return measure.EditResult(result, "blend", numbers, tuple(notes + body_notes))

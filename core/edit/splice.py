@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from .. import contacts, kinematics, quat, root as root_motion, sampling
+from .. import contacts, grounding, kinematics, quat, root as root_motion, sampling
 from ..errors import EditError, TransitionError
 from ..metrics import descendants
 from ..transition import features, timewarp
@@ -230,4 +230,6 @@ def splice(lower, upper, upper_root=None, timing="AUTO", shorter="CLAMP"):
     notes = list(notes) + (["both clips hold the same motion: the splice is that motion"] if measure.same_motion(lower, upper) else [])
     notes += measure.quality_notes(numbers["skating"], numbers["lower_skating"], numbers["join_visibility"], numbers["lower_join_visibility"],
                                    "the lower clip", "the spine join's sharpest frame")
-    return measure.EditResult(clip, "splice", numbers, tuple(notes))
+    body_numbers, body_notes = grounding.numbers_and_notes(grounding.of_clip(clip, positions, (lower_positions,)), "the lower clip")
+    numbers.update(body_numbers)
+    return measure.EditResult(clip, "splice", numbers, tuple(notes + body_notes))

@@ -9,11 +9,11 @@ speed jump or turn beyond the clips' own, toe skating <= 1.5 times theirs.
 """
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .. import kinematics
+from .. import grounding, kinematics
 from ..clip import Clip
 from ..errors import TransitionError
 from . import blend, distance, measure, points, timewarp
@@ -27,7 +27,7 @@ GOOD_ENOUGH = 0.9  # once a point's best blend is this far inside every criterio
 SEARCH_CONTEXT_SECONDS = 10.0  # of each clip around its points that the search blends and measures (long clips are not blended whole per try)
 PICTURE_SIZE = 256  # the distance picture's largest side, in cells
 # The criteria each metric is held to, as the largest ratio to its yardstick that passes.
-MAX_VISIBILITY = 1.2
+MAX_VISIBILITY = 1.0  # no more visible than the clips' own motion
 MAX_SKATING_RATIO = 1.5
 
 
@@ -62,11 +62,13 @@ class Transition:
 
 
 def criteria_ratios(metrics):
-    """Each criterion's metric over its limit ``(4,)``: visibility, root speed jump, heading rate, skating; <= 1 passes."""
+    """Each criterion's metric over its limit ``(5,)``: visibility, root speed jump, heading rate, skating, the body off
+    its clips' floor or height; <= 1 passes."""
     return np.array([metrics.visibility / MAX_VISIBILITY,
                      metrics.root_speed_jump / max(metrics.clips_root_speed_jump, 1e-9),
                      metrics.heading_rate / max(metrics.clips_heading_rate, 1e-9),
-                     metrics.skating / max(MAX_SKATING_RATIO * metrics.clips_skating, 1e-9)])
+                     metrics.skating / max(MAX_SKATING_RATIO * metrics.clips_skating, 1e-9),
+                     max(metrics.floor_offset, metrics.pelvis_offset) / grounding.TOLERANCE])
 
 
 def _rank(metrics):
@@ -135,6 +137,7 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
         raise TransitionError(f"unknown transition method '{method}' (one of {', '.join(METHODS)})")
     if length is not None and not (isinstance(length, numbers.Real) and np.isfinite(length) and length > 0):
         raise TransitionError(f"the blend length must be a positive number of seconds or None (chosen), got {length!r}")
+    given = clip_a, clip_b  # the floor and heights the result must keep
     clip_b = on_skeleton(clip_b, clip_a)  # B on A's bones and rest: one clear error before any work, then one skeleton throughout
     poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
     fa, fb = points.matching_features(clip_a, clip_b, joints, poses, weights)
@@ -180,7 +183,10 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
     _, metrics, result, (index_a, index_b, seconds, chosen, pairs) = best
     if (stop_a - offset_a, stop_b - offset_b) != (clip_a.num_frames, clip_b.num_frames):  # searched on parts: make it on the whole clips
         result = blend.transition(clip_a, index_a, clip_b, index_b, seconds, chosen, pairs=pairs, lock_feet=lock_feet, align_b=align)
-        metrics = measure.transition_metrics(result, clip_a, clip_b)
+        metrics = measure.transition_metrics(result, clip_a, clip_b, made_from=given)
+    else:
+        body = grounding.of_clip(result.clip, measure.clip_positions(result.clip, result.clip.bone_names), given)
+        metrics = replace(metrics, floor_offset=body.floor_offset, pelvis_offset=body.pelvis_offset)
     region_map = distance.distance_map(fa[a0:a1 + window], fb[b0:b1 + window], window)
     number_a, number_b = int(clip_a.frames[0]), int(clip_b.frames[0])  # frame numbers of the clips' first frames
     return Transition(

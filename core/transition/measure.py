@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import contacts, kinematics, metrics, quat, root as root_motion
+from .. import contacts, grounding, kinematics, metrics, quat, root as root_motion
 
 
 @dataclass
@@ -24,11 +24,19 @@ class TransitionMetrics:
     clips_heading_rate: float  # the same, the largest anywhere in either clip
     skating: float  # mean horizontal toe speed while in contact in the window, per second
     clips_skating: float  # the same over each whole clip, the larger of the two
+    floor_offset: float = 0.0  # how far the feet leave the clips' floor anywhere in the result (see :mod:`..grounding`), clip units
+    pelvis_offset: float = 0.0  # how far the pelvis leaves the clips' heights anywhere in the result, clip units
 
     def summary(self):
         return (f"visibility {self.visibility:.2f}, root speed jump {self.root_speed_jump:.2f} (clips {self.clips_root_speed_jump:.2f}) /s, "
                 f"heading rate {self.heading_rate:.2f} (clips {self.clips_heading_rate:.2f}) rad/s, "
-                f"toe skating {self.skating:.3f} (clips {self.clips_skating:.3f}) /s")
+                f"toe skating {self.skating:.3f} (clips {self.clips_skating:.3f}) /s, "
+                f"off the floor {self.floor_offset:.3f}, pelvis off its height {self.pelvis_offset:.3f}")
+
+    @property
+    def grounded(self):
+        """True when the body stays on the clips' floor and at their height (within :data:`..grounding.TOLERANCE`)."""
+        return max(self.floor_offset, self.pelvis_offset) <= grounding.TOLERANCE
 
 
 def run_reference(positions, dt, run):
@@ -53,7 +61,7 @@ def clip_positions(clip, names):
     return kinematics.clip_joint_positions(clip)[:, [clip.bone_index(name) for name in names]]
 
 
-def transition_metrics(result, clip_a, clip_b, positions=None):
+def transition_metrics(result, clip_a, clip_b, positions=None, made_from=None):
     """:class:`TransitionMetrics` of a :class:`.blend.TransitionResult` made from ``clip_a`` and ``clip_b``.
 
     The window is measured from one frame before its first to one after its
@@ -61,6 +69,8 @@ def transition_metrics(result, clip_a, clip_b, positions=None):
     two clips' :func:`run_reference` for runs as long as the measured frames.
     positions: the two clips' :func:`clip_positions` on the result's bones,
     when already computed (measuring several transitions of one pair).
+    made_from: the two clips as given, on their own skeletons, whose floor
+    and heights the result must keep (default: clip_a and clip_b).
     """
     clip = result.clip
     dt = clip.dt
@@ -83,6 +93,7 @@ def transition_metrics(result, clip_a, clip_b, positions=None):
     speed_jumps = [np.abs(_speed_changes(r[:, :3, 3], dt)) for r in roots]
 
     toes = contacts.toe_joints(names, positions[0])
+    body = grounding.of_clip(clip, positions[0], positions[1:] if made_from is None else made_from)
     return TransitionMetrics(
         visibility=visibility,
         root_speed_jump=float(speed_jumps[0][measured].max()),
@@ -91,4 +102,6 @@ def transition_metrics(result, clip_a, clip_b, positions=None):
         clips_heading_rate=float(max(turns[1].max(), turns[2].max())),
         skating=contacts.toe_skating(positions[0], toes, dt, slice(first - 1, last + 2)),
         clips_skating=max(contacts.toe_skating(p, toes, dt, slice(None)) for p in positions[1:]),
+        floor_offset=body.floor_offset,
+        pelvis_offset=body.pelvis_offset,
     )
