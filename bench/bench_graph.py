@@ -95,7 +95,7 @@ def variant(name, takes):
         common.finish({"seconds": seconds, "memory_mb": memory, "nodes": run.sizes[0], "edges": run.sizes[1],
                        "threshold": run.stats["threshold"], "transitions": run.stats["transitions_after_pruning"],
                        "frames_in_graph": run.stats["frames_in_graph"], "library_frames": run.stats["library_frames"],
-                       "pairs": run.stats["pairs_compared"]})
+                       "pairs": run.stats["pairs_compared"], "coverage": run.stats["coverage"]})
     clips = _takes(takes)
     features, _ = build.library_features(clips)
     if name == "gemm":
@@ -128,6 +128,7 @@ def main(minutes):
             raise SystemExit(f"could not import the real clips from {MOCAP}:\n{result.stderr[-2000:]}")
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset (numpy's default)")
     print(f"motion graph benchmark: takes of {TAKE_FRAMES:,} frames made from the real clips, 22 joints; BLAS threads: {threads}")
+    ratios = []
     for minute in minutes:
         takes = max(1, round(minute * 60 * 30 / TAKE_FRAMES))
         gemm = common.run_variant(__file__, "gemm", "--takes", takes)
@@ -137,12 +138,17 @@ def main(minutes):
               f"{gemm['seconds']:7.2f} s  peak +{gemm['memory_mb']:5.0f} MB")
         print(f"      build_graph (clips from arrays, features, scan, graph) {graph['seconds']:7.2f} s  x{graph['seconds'] / gemm['seconds']:4.2f} GEMM"
               f"  peak +{graph['memory_mb']:5.0f} MB  (targets at 60 min: <= 90 s, <= x3.00)")
+        coverage = graph["coverage"]
         print(f"      graph: {graph['nodes']:,} nodes, {graph['edges']:,} edges, {graph['transitions']:,} transitions, threshold {graph['threshold']:.2f}, "
-              f"{graph['frames_in_graph'] / graph['library_frames']:.0%} of the frames")
+              f"covers {coverage['clips_kept']}/{coverage['clips']} takes, {coverage['frames_kept'] / coverage['frames']:.0%} of the frames")
+        ratio = f"{minute} min: build {graph['seconds']:.1f} s = x{graph['seconds'] / gemm['seconds']:.2f} GEMM"
         if minute <= 10:
             naive = common.run_variant(__file__, "naive", "--takes", takes)
             print(f"      naive: transition.distance.best_pairs on every pair of takes {naive['seconds']:7.2f} s "
                   f"x{naive['seconds'] / graph['seconds']:4.2f} the build  peak +{naive['memory_mb']:5.0f} MB")
+            ratio += f", naive x{naive['seconds'] / graph['seconds']:.2f} the build"
+        ratios.append(ratio)
+    print("ratios: " + "; ".join(ratios))
 
 
 if __name__ == "__main__":

@@ -38,7 +38,10 @@ class GraphCommand:
 
     def add_arguments(self, parser):
         parser.add_argument("--threshold", type=number(0.0, low_open=True),
-                            help="largest pose distance a transition may bridge (default: chosen from the library's own distances)")
+                            help="largest pose distance a transition may bridge, one for every pair of clips (default: each pair's own, "
+                                 "from its clips' distances)")
+        parser.add_argument("--tolerance", type=number(0.0, low_open=True), default=1.0,
+                            help="every pair's threshold times this (default 1); the report says which tolerance would bring in a clip left out")
         parser.epilog = "usage: loopsmith graph clips/ -o OUT/graph.json\n\n" + GRAPH_EXIT_CODES
 
     def check(self, options):

@@ -60,7 +60,8 @@ def process(task, options, name, inputs):
         imported = time.perf_counter() - started
         outputs.refuse_inputs([options.graph], inputs)
         with _blocks_on(options.scheduler) as map_blocks:
-            graph = motion_graph.build_graph(clips, distinct_names(paths), threshold=options.threshold, map_blocks=map_blocks)
+            graph = motion_graph.build_graph(clips, distinct_names(paths), threshold=options.threshold, map_blocks=map_blocks,
+                                             tolerance=getattr(options, "tolerance", 1.0))
         document = motion_graph.graph_to_json(graph)
         del document["stats"]["seconds"]  # the report has the time: the same library gives the same file, locally or on a cluster
         for entry, path in zip(document["clips"], paths):

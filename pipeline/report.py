@@ -198,13 +198,21 @@ def graph_entry(paths, graph_path, graph, seconds):
     and what the page draws (each clip a lane, the cheapest transitions as arcs)."""
     nodes = {node["id"]: node for node in graph.nodes}
     transitions = sorted((edge for edge in graph.edges if edge["kind"] == "transition"), key=lambda edge: edge["cost"])
+    kept = {node["clip"] for node in graph.nodes}
+    left_out = graph.stats.get("left_out") or [{"clip": index, "name": clip["name"], "reason": "no transition both ways", "include": "-"}
+                                                for index, clip in enumerate(graph.clips) if index not in kept]
+    coverage = graph.stats.get("coverage") or {"clips_kept": len(kept), "clips": len(graph.clips),
+                                               "frames_kept": graph.stats.get("frames_in_graph", 0),
+                                               "frames": sum(int(clip["frames"]) for clip in graph.clips)}
     return {
         "file": str(paths[0]), "clips": [str(path) for path in paths], "armature": "", "status": "ok", "outputs": [str(graph_path)],
         "seconds": round(seconds, 3),
         "graph": {
             "nodes": len(graph.nodes), "edges": len(graph.edges), "transitions": len(transitions),
-            "clips_kept": len({node["clip"] for node in graph.nodes}), "stats": graph.stats,
-            "clips_left_out": [clip["name"] for index, clip in enumerate(graph.clips) if index not in {node["clip"] for node in graph.nodes}],
+            "clips_kept": len(kept), "stats": graph.stats,
+            "clips_left_out": [entry["name"] for entry in left_out],
+            "left_out": [{"name": entry["name"], "reason": entry["reason"], "include": entry["include"]} for entry in left_out],
+            "coverage": dict(coverage),
             "lanes": [{"name": clip["name"], "frames": int(clip["frames"])} for clip in graph.clips],
             "arcs": [{"from": [nodes[edge["from"]]["clip"], nodes[edge["from"]]["frame"] - graph.clips[nodes[edge["from"]]["clip"]]["first_frame"]],
                       "to": [nodes[edge["to"]]["clip"], nodes[edge["to"]]["frame"] - graph.clips[nodes[edge["to"]]["clip"]]["first_frame"]],
@@ -650,14 +658,33 @@ def distance_histogram_svg(stats):
     return chart.svg()
 
 
+def graph_coverage(graph):
+    """``'9/11 clips, 1,484/1,837 frames'``: how much of the library a graph entry's graph plays (older entries: clips only)."""
+    coverage = graph.get("coverage")
+    if not coverage:
+        return f"{graph['clips_kept']}/{graph['clips_kept'] + len(graph['clips_left_out'])} clips"
+    return f"{coverage['clips_kept']}/{coverage['clips']} clips, {coverage['frames_kept']:,}/{coverage['frames']:,} frames"
+
+
+def graph_left_out(graph):
+    """``[(name, reason, what would include it)]`` of a graph entry's clips left out (older entries: names alone)."""
+    if "left_out" in graph:
+        return [(entry["name"], entry["reason"], entry["include"]) for entry in graph["left_out"]]
+    return [(name, "too short, or no transition both ways", "-") for name in graph["clips_left_out"]]
+
+
 def _graph_section(heading, entry):
     graph = entry["graph"]
     stats = graph["stats"]
-    facts = (f"<p>{len(entry['clips'])} clips, {graph['clips_kept']} kept in the largest strongly connected part: {graph['nodes']} nodes, "
+    left_out = "".join(f"<li><b>{html.escape(name)}</b>: {html.escape(reason)}. Would include it: {html.escape(include)}.</li>"
+                       for name, reason, include in graph_left_out(graph))
+    thresholds = stats.get("clip_thresholds") or []
+    facts = (f"<p>Coverage: {graph_coverage(graph)} in the largest strongly connected part. {graph['nodes']} nodes, "
              f"{graph['edges']} edges of which {graph['transitions']} transitions; threshold {stats['threshold']:.3g}"
-             f"{' (' + html.escape(str(stats['rule'])) + ')' if stats.get('rule') else ''}. "
-             f"{'Left out (too short, or no transition both ways): ' + html.escape(', '.join(graph['clips_left_out'])) + '. ' if graph['clips_left_out'] else ''}"
-             f"Output: <code>{html.escape(entry['outputs'][0])}</code>.</p>")
+             f"{' (' + html.escape(str(stats['rule'])) + ')' if stats.get('rule') else ''}"
+             f"{f', per clip {min(thresholds):.3g} to {max(thresholds):.3g}' if thresholds else ''}. "
+             f"Output: <code>{html.escape(entry['outputs'][0])}</code>.</p>"
+             f"{f'<p>Left out:</p><ul class=left-out>{left_out}</ul>' if left_out else '<p>No clip left out.</p>'}")
     drawn = f" (the {len(graph['arcs'])} cheapest drawn)" if len(graph["arcs"]) < graph["transitions"] else ""
     return (f'<section>{heading}{facts}<div class="figures"><figure><figcaption>Clips as lanes, transitions as arcs{drawn}</figcaption>'
             f'{graph_svg(graph)}</figure><figure><figcaption>Distance statistics</figcaption>{distance_histogram_svg(stats)}</figure></div></section>')
@@ -700,7 +727,7 @@ def _summary_table(entries):
             rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
         elif entry["status"] == "ok" and "graph" in entry:
             graph = entry["graph"]
-            cells += [f"{graph['nodes']} nodes, {graph['edges']} edges", "graph", f"threshold {graph['stats']['threshold']:.3g}", "-", "-",
+            cells += [f"{graph['nodes']} nodes, {graph['edges']} edges", "graph", f"covers {graph_coverage(graph)}", "-", "-",
                       f"{entry['seconds']:.2f}"]
             rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
         elif entry["status"] == "ok" and "composition" in entry:

@@ -93,9 +93,10 @@ def summary_table(entries):
                          "; ".join(edit["notes"]) or "ok"))
         elif entry["status"] == "ok" and "graph" in entry:
             graph = entry["graph"]
+            left_out = "; ".join(f"{name} ({reason}; would include it: {include})" for name, reason, include in report.graph_left_out(graph))
             rows.append((report.clips_title(entry), "-", f"{graph['nodes']} nodes, {graph['edges']} edges", "graph",
-                         f"threshold {graph['stats']['threshold']:.3g}", "-",
-                         f"{graph['transitions']} transitions" + (f"; left out: {', '.join(graph['clips_left_out'])}" if graph["clips_left_out"] else "")))
+                         f"covers {report.graph_coverage(graph)}", "-",
+                         f"{graph['transitions']} transitions" + (f"; left out: {left_out}" if left_out else "; no clip left out")))
         elif entry["status"] == "ok" and "composition" in entry:
             rows.append((report.clips_title(entry), entry["armature"], f"{entry['frames']} at {entry['fps']:g} fps",
                          "loop" if entry["composition"]["loop"] else "composed", report.composition_visibility(entry), "-",

@@ -2,6 +2,7 @@
 
 import importlib
 import json
+from html import escape
 import pathlib
 import shutil
 
@@ -66,7 +67,8 @@ def test_synth_lasts_as_asked_with_clean_transitions_and_the_same_seed_repeats(l
     assert [t["window"] for t in runs[1]["transitions"]] == [t["window"] for t in entry["transitions"]]
     a, b = (loopsmith.core.bvh.parse_bvh((tmp_path / name / "synthesis.bvh").read_text()) for name in ("a", "b"))
     assert a.names == b.names and a.motion.shape == b.motion.shape and np.abs(a.motion - b.motion).max() <= 1e-6
-    via = run_loopsmith("synth", out / "graph.json", "--seconds", "10", "--via", "walk", "run", "walk", "-o", tmp_path / "via")
+    # 16 s: the cheapest way from a walk into a run may now pass through a turning walk first (each transition plays 2 s).
+    via = run_loopsmith("synth", out / "graph.json", "--seconds", "16", "--via", "walk", "run", "walk", "-o", tmp_path / "via")
     assert via.returncode == 0, via.stderr
     sources = [segment["source"] for segment in _entry(tmp_path / "via")["segments"]]
     kinds = [("run" if "run" in source else "walk") for source in sources]
@@ -108,6 +110,43 @@ def test_build_graph_and_synthesize_in_blender(loopsmith, blank, mocap_dir):
     fcurve.keyframe_points[3].co[1] += 0.5
     with pytest.raises(RuntimeError, match="has changed since the motion graph was built"):
         bpy.ops.loopsmith.synthesize()
+
+
+def test_graph_names_what_it_leaves_out_and_its_coverage_in_summary_json_and_page(library, tmp_path):
+    folder, _ = library
+    out = tmp_path / "tight"
+    result = run_loopsmith("graph", folder, "-o", out / "graph.json", "--tolerance", "0.3")
+    assert result.returncode == 0, result.stderr
+    graph = _entry(out)["graph"]
+    coverage = graph["coverage"]
+    assert 0 < coverage["clips_kept"] < coverage["clips"] == len(GAITS) and 0 < coverage["frames_kept"] < coverage["frames"]
+    assert graph["left_out"] and len(graph["left_out"]) == coverage["clips"] - coverage["clips_kept"]
+    html = (out / "loopsmith_report.html").read_text()
+    covers = f"{coverage['clips_kept']}/{coverage['clips']} clips, {coverage['frames_kept']:,}/{coverage['frames']:,} frames"
+    assert f"covers {covers}" in result.stdout and f"Coverage: {covers}" in html
+    for entry in graph["left_out"]:
+        assert entry["name"] in GAITS and entry["reason"] and entry["include"].startswith("--tolerance ")
+        assert entry["name"] in result.stdout and entry["include"] in result.stdout
+        assert escape(entry["name"]) in html and escape(entry["include"]) in html and escape(entry["reason"]) in html
+    document = json.loads((out / "graph.json").read_text())
+    assert all({"clip", "name", "reason", "include"} <= set(entry) for entry in document["stats"]["left_out"])
+    assert [entry["name"] for entry in document["stats"]["left_out"]] == [entry["name"] for entry in graph["left_out"]]
+    assert document["stats"]["coverage"] == coverage
+
+
+def test_the_same_take_in_two_folders_makes_a_graph_that_reads_back(loopsmith, mocap_dir, tmp_path):
+    # Identical windows sum to a float32 rounding below 0 (-2e-8): the graph was written, failed to read back, and the command failed.
+    for folder in ("a", "b"):
+        (tmp_path / "lib" / folder).mkdir(parents=True)
+        shutil.copy(mocap_dir / GAITS[0], tmp_path / "lib" / folder / GAITS[0])
+    shutil.copy(mocap_dir / GAITS[2], tmp_path / "lib" / "a" / GAITS[2])
+    result = run_loopsmith("graph", tmp_path / "lib", "-o", tmp_path / "out" / "graph.json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads((tmp_path / "out" / "graph.json").read_text())
+    graph = importlib.import_module(f"{loopsmith.__name__}.core.graph").graph_from_json(document)
+    assert min(edge["cost"] for edge in graph.edges) >= 0.0 and min(edge["cost"] for edge in document["edges"]) >= 0.0
+    assert {clip["name"] for clip in graph.clips} == {f"a/{GAITS[0]}", f"b/{GAITS[0]}", f"a/{GAITS[2]}"}
+    assert _entry(tmp_path / "out")["graph"]["coverage"]["clips_kept"] == 3
 
 
 def test_clips_with_one_file_name_in_two_folders_keep_apart(loopsmith):

@@ -17,9 +17,9 @@ NAMES = ["walk_a", "walk_b", "walk_short"]
 
 @pytest.fixture(scope="module")
 def library():
-    """Two walkers of 200 frames (other gait periods and noise) and one of 80: too short to leave once a transition lands in it."""
+    """Two walkers of 200 frames (other gait periods and noise) and one of 60: too short to leave once a transition lands in it."""
     return [demo.walk_cycle(num_frames=200, seed=1).clip, demo.walk_cycle(num_frames=200, seed=2, period_seconds=1.1).clip,
-            demo.walk_cycle(num_frames=80, seed=4).clip]
+            demo.walk_cycle(num_frames=60, seed=4).clip]
 
 
 @pytest.fixture(scope="module")
@@ -66,14 +66,19 @@ def test_threshold_is_the_percentile_of_the_library_distances(library, graph):
     assert len(sampled) == len(everything)
     assert np.allclose(np.sort(sampled), np.sort(everything), rtol=1e-4, atol=1e-3)
     assert graph.stats["threshold"] == pytest.approx(np.percentile(everything, build.THRESHOLD_PERCENTILE), rel=1e-4)
-    assert graph.stats["rule"].startswith("percentile")
+    assert graph.stats["rule"].startswith("per clip pair")
+    # Each clip's threshold: the percentile of the distances with one window in it, never below the library's.
+    values, clip_a, clip_b = build.distance_statistics(left, right, layout, with_clips=True)
+    for clip, threshold in enumerate(graph.stats["clip_thresholds"]):
+        own = values[(clip_a == clip) | (clip_b == clip)]
+        assert threshold == pytest.approx(max(np.percentile(own, build.THRESHOLD_PERCENTILE), graph.stats["threshold"]), rel=1e-4)
     assert sum(graph.stats["histogram"]["counts"]) == len(everything)
     transitions = [edge["cost"] for edge in graph.edges if edge["kind"] == "transition"]
-    assert transitions and max(transitions) <= 1.0
-    # A given threshold is used as given: at the median transition's distance, about half the candidates stay.
+    assert transitions and 0.0 <= min(transitions) and max(transitions) <= 1.0
+    # A given threshold is used as given, for every pair: at the median transition's distance, about half the candidates stay.
     median = float(np.median(transitions)) * graph.stats["threshold"]
     tight = build.build_graph(library, NAMES, threshold=median)
-    assert tight.stats["rule"] == "given" and tight.stats["threshold"] == median
+    assert tight.stats["rule"] == "given" and tight.stats["threshold"] == median and set(tight.stats["clip_thresholds"]) == {round(median, 6)}
     assert tight.stats["candidates"] < graph.stats["candidates"]
     with pytest.raises(GraphError, match="threshold"):
         build.build_graph(library, NAMES, threshold=-1.0)
@@ -83,15 +88,55 @@ def test_graph_is_strongly_connected_and_the_dead_end_clip_is_pruned(graph):
     assert strongly_connected(len(graph.nodes), graph.edges)
     clips = {node["clip"] for node in graph.nodes}
     assert clips == {0, 1}  # walk_short: a transition lands in it too late to leave it again
-    assert graph.stats["nodes_before_pruning"] > len(graph.nodes)
-    # Clip edges play consecutive nodes of one clip; transitions land a blend and a hold after their frame in the other clip.
-    played = graph.settings["blend_frames"] + graph.settings["hold_frames"]
+    # Coverage, and what is left out named with its reason and what would bring it in.
+    coverage = graph.stats["coverage"]
+    assert coverage["clips_kept"] == 2 and coverage["clips"] == 3 and coverage["frames"] == 460
+    assert graph.stats["frames_in_graph"] <= coverage["frames_kept"] <= 400
+    (left_out,) = graph.stats["left_out"]
+    assert left_out["name"] == "walk_short" and left_out["reason"].startswith("too short: 60 frames")
+    assert left_out["include"] == "a take of at least 64 frames (2.1 s)"
+    # Clip edges play consecutive nodes of one clip; transitions land a blend and a hold after their frame in the other clip:
+    # the graph's blend, or where a clip's end leaves no room for it one of the engine's shorter lengths.
+    blend, hold = graph.settings["blend_frames"], graph.settings["hold_frames"]
     for edge in graph.edges:
         a, b = graph.nodes[edge["from"]], graph.nodes[edge["to"]]
         if edge["kind"] == "clip":
             assert a["clip"] == b["clip"] and b["frame"] - a["frame"] == edge["frames"] > 0 and edge["cost"] == 0.0
         else:
-            assert edge["frames"] == played and 0.0 <= edge["cost"] <= 1.0
+            assert edge["frames"] == edge.get("blend", blend) + hold and 0.0 <= edge["cost"] <= 1.0
+            assert edge.get("blend", blend) in (9, 15, 21, 30)
+
+
+def test_a_clip_left_out_is_named_with_its_reason_and_what_would_include_it(library):
+    faster = demo.walk_cycle(num_frames=200, seed=3, speed=1.5).clip  # its travel differs from the others' more than any tolerance bridges
+    graph = build.build_graph(library[:2] + [faster], ["walk_a", "walk_b", "faster"])
+    assert graph.stats["coverage"]["clips_kept"] == 2
+    (left_out,) = graph.stats["left_out"]
+    assert left_out["name"] == "faster" and left_out["reason"].startswith("no ")
+    assert left_out["include"].startswith("a take that bridges it to the others")
+    with pytest.raises(GraphError, match="tolerance"):
+        build.build_graph(library[:2], ["walk_a", "walk_b"], tolerance=0.0)
+
+
+def test_identical_windows_never_cost_below_zero_and_the_graph_reads_back(library):
+    # The same take twice: identical windows sum to a few float32 roundings either side of 0.
+    rng = np.random.default_rng(0)
+    take = (np.cumsum(rng.normal(size=(200, 66)), axis=0) * 0.1 + rng.normal(size=66) * 3).astype(np.float32)
+    other = (np.cumsum(rng.normal(size=(150, 66)), axis=0) * 0.1).astype(np.float32)
+    left, right, _ = scan.padded_features([take, other, take], 14)
+    i, j, costs = scan.scan(left, right, 9, 6, 1e9, lambda *found: found, block=60)
+    assert len(costs) and costs.min() >= 0.0
+    twice = build.build_graph([library[0], library[0], library[1]], ["a/walk_a", "b/walk_a", "walk_b"])
+    assert min(edge["cost"] for edge in twice.edges) >= 0.0 and twice.stats["coverage"]["clips_kept"] == 3
+    data = json.loads(json.dumps(graph_to_json(twice)))
+    assert graph_to_json(graph_from_json(data)) == graph_to_json(twice)
+    # A file written with such a rounding still reads, the cost as 0; a cost truly below 0 does not.
+    transition = next(k for k, edge in enumerate(data["edges"]) if edge["kind"] == "transition")
+    data["edges"][transition]["cost"] = -2e-8
+    assert graph_from_json(data).edges[transition]["cost"] == 0.0
+    data["edges"][transition]["cost"] = -0.1
+    with pytest.raises(GraphError, match=f"edge {transition}"):
+        graph_from_json(data)
 
 
 def test_strongly_connected_components_of_a_long_chain_need_no_recursion():

@@ -1,4 +1,5 @@
-"""A motion graph over the real Bandai walks and runs: strongly connected, and 30 s synthesized from it hold up (issue 13, section 4).
+"""A motion graph over the real Bandai walks and runs: strongly connected, covering every clip the transition engine joins both
+ways, and 30 s synthesized from it hold up (issue 13, section 4).
 
 Run with -s for the graph's and the renders' numbers.
 """
@@ -40,6 +41,63 @@ def graph(loopsmith, library):
     return made
 
 
+SHARED = ("bandai/dataset-1_walk_normal_001.bvh", "bandai/dataset-2_walk_normal_020.bvh", "bandai/dataset-1_run_happy_001.bvh",
+          "bandai/dataset-2_run_normal_040.bvh", "bandai/dataset-1_walk-left_normal_001.bvh", "bandai/dataset-1_walk-right_normal_001.bvh",
+          "bandai/dataset-1_walk-back_masculinity_001.bvh", "bandai/dataset-2_walk-turn-left_normal_007.bvh",
+          "bandai-actions/dataset-1_walk_happy_001.bvh", "bandai-actions/dataset-1_dash_happy_001.bvh",
+          "bandai-actions/dataset-2_walk-turn-right_normal_001.bvh")
+
+
+@pytest.fixture(scope="module")
+def shared(loopsmith, mocap_dir):
+    """The shared walks and runs of one actor (bandai and bandai-actions), each imported once, and their graph."""
+    names, clips = [], []
+    for name in SHARED:
+        bpy.ops.wm.read_homefile(use_empty=True)
+        clips.append(loopsmith.bridge.clip_io.read_clip(import_bvh(mocap_dir.parent / name)))
+        names.append(name.split("/")[-1])
+    made = _graph_module(loopsmith).build_graph(clips, names)
+    print(f"\nshared walks and runs: {made.stats['coverage']}, left out: {made.stats['left_out']}")
+    return names, clips, made
+
+
+def test_the_graph_keeps_every_clip_the_transition_engine_joins_both_ways(loopsmith, shared):
+    names, clips, graph = shared
+    make = importlib.import_module(f"{loopsmith.__name__}.core.transition.make")
+
+    def joins(a, b):
+        return make.criteria_ratios(make.make_transition(clips[a], clips[b]).metrics).max() <= 1.0
+
+    # A clip the engine joins both ways: a transition out of it into some other clip, and one into it from some other, pass
+    # the engine's criteria (the others tried in order until one does).
+    joined = {c for c in range(len(clips)) if any(joins(c, o) for o in range(len(clips)) if o != c)
+              and any(joins(o, c) for o in range(len(clips)) if o != c)}
+    kept = {node["clip"] for node in graph.nodes}
+    print(f"\nthe engine joins {len(joined)} of {len(clips)} clips both ways; the graph keeps {len(kept)}")
+    assert joined <= kept, [names[c] for c in joined - kept]
+    # The runs above all (the global percentile alone kept none of them but run_happy: the graph had 7 clips, 446 frames).
+    assert {"dataset-1_run_happy_001.bvh", "dataset-2_run_normal_040.bvh", "dataset-1_dash_happy_001.bvh"} <= {names[c] for c in kept}
+    coverage = graph.stats["coverage"]
+    assert coverage["clips"] == len(clips) and coverage["clips_kept"] == len(kept) and coverage["frames"] == sum(c.num_frames for c in clips)
+    assert coverage["frames_kept"] >= 0.7 * coverage["frames"]
+    assert strongly_connected(len(graph.nodes), graph.edges) and min(edge["cost"] for edge in graph.edges) >= 0.0
+    left = {entry["name"] for entry in graph.stats["left_out"]}
+    assert left == set(names) - {names[c] for c in kept} and all(entry["reason"] and entry["include"] for entry in graph.stats["left_out"])
+
+
+def test_a_clip_left_out_says_which_tolerance_would_include_it(loopsmith, shared):
+    names, clips, _ = shared
+    module = _graph_module(loopsmith)
+    tight = module.build_graph(clips, names, tolerance=0.6)
+    assert tight.stats["left_out"], tight.stats["coverage"]
+    entry = tight.stats["left_out"][0]
+    assert entry["reason"].startswith("no ") and entry["include"].startswith("--tolerance ")
+    factor = float(entry["include"].split()[1])
+    assert 0.6 < factor <= 1.2
+    again = module.build_graph(clips, names, tolerance=factor)
+    assert entry["clip"] in {node["clip"] for node in again.nodes}
+
+
 def _clips_played(graph, path):
     """Clip indices in the order the path plays them (a clip repeated through a jump within it counts once)."""
     played = [graph.nodes[path[0]["from"]]["clip"]] + [graph.nodes[edge["to"]]["clip"] for edge in path if edge["kind"] == "transition"]
@@ -50,10 +108,15 @@ def test_graph_is_strongly_connected_and_keeps_walks_and_runs(graph):
     assert strongly_connected(len(graph.nodes), graph.edges)
     names = {graph.clips[node["clip"]]["name"] for node in graph.nodes}
     assert sum("run" in name for name in names) >= 1 and sum("walk" in name for name in names) >= 4, names
-    # A quarter of all frames: the three one-cycle clips (24-31 frames) are too short for a 1 s blend and hold, the backward walks go.
     assert graph.stats["frames_in_graph"] >= 0.25 * graph.stats["library_frames"]
-    # The backward walks are pruned: jumping into them would reverse the travel.
-    assert not any("walk-back" in name for name in names)
+    # Every clip long enough to enter and leave again is in (the backward walk too: the transition engine joins it both ways, as
+    # it does walks and runs); the three one-cycle clips (24-31 frames) are left out as too short, and the graph plays most frames.
+    coverage = graph.stats["coverage"]
+    short = {entry["name"] for entry in graph.stats["left_out"] if entry["reason"].startswith("too short")}
+    assert short == {entry["name"] for entry in graph.stats["left_out"]} and len(short) == 3
+    assert coverage["clips_kept"] == coverage["clips"] - 3 == len(graph.clips) - 3
+    assert coverage["frames_kept"] >= 0.65 * coverage["frames"]
+    assert min(edge["cost"] for edge in graph.edges) >= 0.0
 
 
 def test_thirty_seconds_of_random_walk_render_seamlessly_and_reproducibly(loopsmith, library, graph):
@@ -77,7 +140,9 @@ def test_thirty_seconds_of_random_walk_render_seamlessly_and_reproducibly(loopsm
 def test_path_via_walk_run_walk_plays_them_in_order(loopsmith, library, graph):
     module = _graph_module(loopsmith)
     _, clips = library
-    path = module.path_via(graph, ["walk", "run", "walk"])
+    # Forward walks: "walk" alone now also names the backward walk, which the graph keeps (the engine joins it both ways, though not
+    # with every clip: a path through it may keep a visible transition, which synthesize() leaves out and draws again).
+    path = module.path_via(graph, ["walk_normal", "run", "walk_normal"])
     kinds = ["run" if "run" in graph.clips[clip]["name"] else "walk" for clip in _clips_played(graph, path)]
     collapsed = [kind for k, kind in enumerate(kinds) if not k or kind != kinds[k - 1]]
     assert collapsed == ["walk", "run", "walk"], kinds

@@ -20,14 +20,38 @@ clip from one node to the next. The graph keeps its largest strongly
 connected component, so every node reaches every other and no walk gets
 stuck at a clip's end.
 
-Threshold rule (``threshold=None``): the :data:`THRESHOLD_PERCENTILE`
-percentile of the windowed distances between random window pairs of the
-library (pairs from different clips, or from one clip at least
+Threshold rule (``threshold=None``), one threshold per pair of clips. The
+transition engine judges a blend against the two clips it joins, never
+against the library: a transition stays unseen when its accelerations stay
+within the larger of the two clips' own (:mod:`..transition.measure`), and its
+root speed and turning within the clips' own. A run moves more than a walk,
+so its windows lie further from everything, and the blends into and out of
+it hide more. The graph measures each clip the same way, by its own
+distances: a clip's threshold is the :data:`THRESHOLD_PERCENTILE` percentile
+of the distances between its windows and the library's (its best quarter
+of matches, wherever it sits in the library), and a pair of clips takes the
+larger of its two clips' thresholds, as the engine takes the larger of its
+two clips' yardsticks; never less than the same percentile of the whole
+library's distances (the library's rule before per-pair thresholds, so
+nothing joined by it is dropped). All distances come from random window
+pairs of the library (pairs from different clips, or from one clip at least
 :data:`MIN_JUMP_SECONDS` apart; :data:`SAMPLE_WINDOWS` windows, every pair
-of them). Transitions cost their distance over the threshold (0 to 1);
-clip edges cost nothing.
+of them); a clip none of whose windows was drawn takes the library's. A
+given threshold is one threshold for every pair. ``tolerance`` multiplies
+every pair's threshold. Transitions cost their distance over their pair's
+threshold (0 to 1); clip edges cost nothing.
+
+Coverage: what a clip needs to be in the graph, and what would bring in a
+clip that is not (``stats["left_out"]``). Entering a clip and leaving it
+again takes a margin, a blend and a hold in, and a blend out: a shorter
+take can never be in the graph. Otherwise the scan also keeps candidates up
+to :data:`EXPLAIN_TOLERANCE` times their pair's threshold; the smallest
+tolerance that brings the clip into the largest strongly connected
+component is what would include it (searched for the first
+:data:`EXPLAINED` clips left out).
 """
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -50,6 +74,8 @@ PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 99)
 SPACING_SECONDS = 2.0  # a pair of clips keeps at most one transition candidate per this much of the shorter clip ...
 MIN_PER_PAIR = 8  # ... and at least this many (the best)
 MARGIN_SECONDS = 0.5  # transitions keep this far from a clip's start: takes start unevenly, and blends need history
+EXPLAIN_TOLERANCE = 2.0  # candidates up to this times their pair's threshold are kept to say what would include a clip left out
+EXPLAINED = 12  # left-out clips whose including tolerance is searched (each search builds the graph's components ~7 times)
 
 
 @dataclass
@@ -134,9 +160,12 @@ class _Layout:
         self.lengths, self.starts = np.asarray(lengths), np.asarray(starts)
         self.margin = int(round(MARGIN_SECONDS * fps))
         self.window, self.blend, self.hold, self.min_jump = window, blend, hold, min_jump
+        # The blends a transition may take, longest first: the graph's, and the engine's shorter lengths where it leaves no room.
+        self.blends = tuple(sorted({blend} | {max(3, int(round(s * fps))) for s in make.LENGTHS if int(round(s * fps)) < blend}, reverse=True))
         seconds = (self.lengths - 1) / fps
         shorter = np.minimum(seconds[:, None], seconds[None, :])
         self.per_pair = np.maximum(MIN_PER_PAIR, np.ceil(shorter / SPACING_SECONDS)).astype(int)
+        self.ceiling = np.full(shorter.shape, np.inf, dtype=np.float32)  # (C, C) the largest distance kept per clip pair
 
     def locate(self, rows):
         """(clip ``(P,)``, index ``(P,)``) of padded rows; clip -1 for padding."""
@@ -145,23 +174,38 @@ class _Layout:
         inside = (clip >= 0) & (index < self.lengths[np.maximum(clip, 0)])
         return np.where(inside, clip, -1), index
 
-    def leaves(self, clip, index):
-        """Whether a transition can leave ``clip`` at ``index``: frames before it (a take's start is often uneven), its blend within the clip."""
+    def leaves(self, clip, index, blend=None):
+        """Whether a transition of ``blend`` frames (default the graph's) can leave ``clip`` at ``index``: frames before it
+        (a take's start is often uneven), its blend within the clip."""
         length = self.lengths[np.maximum(clip, 0)]
-        return (clip >= 0) & (index >= self.margin) & (index + max(self.blend, self.window - 1) <= length - 1)
+        blend = self.blend if blend is None else blend
+        return (clip >= 0) & (index >= self.margin) & (index + max(blend, self.window - 1) <= length - 1)
 
-    def enters(self, clip, index):
-        """Whether a transition can enter ``clip`` at ``index``: frames before it, its blend and hold within the clip."""
+    def enters(self, clip, index, blend=None):
+        """Whether a transition of ``blend`` frames can enter ``clip`` at ``index``: frames before it, its blend and hold within the clip."""
         length = self.lengths[np.maximum(clip, 0)]
-        return (clip >= 0) & (index >= self.margin) & (index + max(self.blend + self.hold, self.window - 1) <= length - 1)
+        blend = self.blend if blend is None else blend
+        return (clip >= 0) & (index >= self.margin) & (index + max(blend + self.hold, self.window - 1) <= length - 1)
+
+    def blend_of(self, out_clip, out_index, in_clip, in_index):
+        """Each transition's blend ``(P,)``: the longest of :attr:`blends` that fits both clips, 0 where none does."""
+        chosen = np.zeros(len(out_clip), dtype=int)
+        for blend in reversed(self.blends):  # longest last: it wins where it fits
+            fits = self.leaves(out_clip, out_index, blend) & self.enters(in_clip, in_index, blend)
+            chosen[fits] = blend
+        return chosen
 
     def keep(self, i, j, costs):
-        """The candidates worth keeping: i < j, usable one way at least, far enough apart in one clip, the best per clip pair."""
+        """The candidates worth keeping: i < j, usable one way at least, far enough apart in one clip, under their pair's
+        ceiling, the best per clip pair."""
         upper = i < j
         i, j, costs = i[upper], j[upper], costs[upper]
         (clip_a, index_a), (clip_b, index_b) = self.locate(i), self.locate(j)
-        fine = (self.leaves(clip_a, index_a) & self.enters(clip_b, index_b)) | (self.leaves(clip_b, index_b) & self.enters(clip_a, index_a))
+        short = self.blends[-1]
+        fine = ((self.leaves(clip_a, index_a, short) & self.enters(clip_b, index_b, short))
+                | (self.leaves(clip_b, index_b, short) & self.enters(clip_a, index_a, short)))
         fine &= (clip_a != clip_b) | (np.abs(index_a - index_b) >= self.min_jump)
+        fine &= costs <= self.ceiling[np.maximum(clip_a, 0), np.maximum(clip_b, 0)]
         i, j, costs, clip_a, clip_b = i[fine], j[fine], costs[fine], clip_a[fine], clip_b[fine]
         order = np.lexsort((j, i, costs, clip_b, clip_a))  # by pair, then cost (ties by position: reproducible)
         pair = clip_a[order] * len(self.lengths) + clip_b[order]
@@ -171,12 +215,13 @@ class _Layout:
         return i[chosen], j[chosen], costs[chosen]
 
 
-def distance_statistics(left, right, layout, sample=SAMPLE_WINDOWS, seed=0):
+def distance_statistics(left, right, layout, sample=SAMPLE_WINDOWS, seed=0, with_clips=False):
     """Windowed distances between random window pairs ``(P,)`` float64 (see the module's threshold rule).
 
     Windows are drawn uniformly from those wholly inside a clip (a fixed
     seed: the same library gives the same statistics); each pair's distance
     sums ``window`` products of shifted rows of the padded operands.
+    with_clips: also return the clip of each pair's two windows, ``(P,)`` each.
     """
     valid = np.concatenate([start + np.arange(length - layout.window + 1) for start, length in zip(layout.starts, layout.lengths)])
     rng = np.random.default_rng(seed)
@@ -187,7 +232,27 @@ def distance_statistics(left, right, layout, sample=SAMPLE_WINDOWS, seed=0):
     clip, index = layout.locate(chosen)
     upper = np.triu(np.ones(total.shape, dtype=bool), 1)
     apart = (clip[:, None] != clip[None, :]) | (np.abs(index[:, None] - index[None, :]) >= layout.min_jump)
-    return np.maximum(total[upper & apart], 0.0).astype(float)
+    values = np.maximum(total[upper & apart], 0.0).astype(float)
+    if not with_clips:
+        return values
+    rows, cols = np.nonzero(upper & apart)
+    clip = clip.astype(np.int32)
+    return values, clip[rows], clip[cols]
+
+
+def clip_thresholds(values, clip_a, clip_b, count, percentile, floor):
+    """Each clip's threshold ``(count,)``: ``percentile`` of the sampled distances with one window in it, at least ``floor``.
+
+    A pair of windows of one clip counts once; a clip with no sampled
+    window takes ``floor`` (see the module's threshold rule).
+    """
+    labels = np.r_[clip_a, clip_b[clip_b != clip_a]]
+    values = np.r_[values, values[clip_b != clip_a]].astype(np.float32)
+    order = np.argsort(labels, kind="stable")
+    labels, values = labels[order], values[order]
+    bounds = np.searchsorted(labels, np.arange(count + 1))
+    own = [np.percentile(values[a:b], percentile) if b > a else floor for a, b in zip(bounds, bounds[1:])]
+    return np.maximum(np.array(own, dtype=float), floor)
 
 
 def _statistics(values, threshold, rule):
@@ -247,15 +312,20 @@ def strongly_connected(count, sources, targets):
     return np.array(label, dtype=int)
 
 
-def _assemble(layout, clip_a, index_a, clip_b, index_b, costs, threshold):
-    """Nodes ``(V, 2)`` (clip, index) and edges (from, to, kind 0 clip / 1 transition, cost, frames) arrays, before pruning."""
-    played = layout.blend + layout.hold
+def _assemble(layout, clip_a, index_a, clip_b, index_b, costs):
+    """Nodes ``(V, 2)`` (clip, index) and edges (from, to, kind 0 clip / 1 transition, cost, frames) arrays, before pruning.
+
+    costs: each candidate's distance over its pair's threshold (never below 0).
+    """
     # Each candidate both ways it can be used: out of one window's clip at its frame, into the other's, landing after the blend and hold.
     out_clip, out_index = np.r_[clip_a, clip_b], np.r_[index_a, index_b]
     in_clip, in_index = np.r_[clip_b, clip_a], np.r_[index_b, index_a]
-    usable = layout.leaves(out_clip, out_index) & layout.enters(in_clip, in_index)
+    blends = layout.blend_of(out_clip, out_index, in_clip, in_index)
+    usable = blends > 0
+    blends = blends[usable]
+    played = blends + layout.hold
     out_clip, out_index, in_clip, in_index = out_clip[usable], out_index[usable], in_clip[usable], in_index[usable] + played
-    cost = np.r_[costs, costs][usable].astype(float) / threshold
+    cost = np.maximum(np.r_[costs, costs][usable].astype(float), 0.0)
     keys = np.unique(np.r_[out_clip * (1 << 32) + out_index, in_clip * (1 << 32) + in_index])  # sorted by clip, then frame
     nodes = np.stack([keys >> 32, keys & ((1 << 32) - 1)], axis=1)
     sources = np.searchsorted(keys, out_clip * (1 << 32) + out_index)
@@ -265,18 +335,107 @@ def _assemble(layout, clip_a, index_a, clip_b, index_b, costs, threshold):
         "from": np.r_[same_clip, sources], "to": np.r_[same_clip + 1, targets],
         "kind": np.r_[np.zeros(len(same_clip), dtype=int), np.ones(len(sources), dtype=int)],
         "cost": np.r_[np.zeros(len(same_clip)), cost],
-        "frames": np.r_[nodes[same_clip + 1, 1] - nodes[same_clip, 1], np.full(len(sources), played)],
+        "frames": np.r_[nodes[same_clip + 1, 1] - nodes[same_clip, 1], played],
+        "blend": np.r_[np.zeros(len(same_clip), dtype=int), blends],
     }
     return nodes, edges
 
 
+def _largest_component(nodes, edges):
+    """Mask ``(V,)`` of the nodes in the largest strongly connected component (all False without nodes)."""
+    if not len(nodes):
+        return np.zeros(0, dtype=bool)
+    label = strongly_connected(len(nodes), edges["from"], edges["to"])
+    return label == int(np.argmax(np.bincount(label)))
+
+
+def _frames_played(layout, nodes, edges, inside):
+    """Frames ``(C,)`` of each clip that the edges marked ``inside`` play: clip edges from node to node, transitions their
+    blend and hold in the clip they land in."""
+    masks = [np.zeros(length, dtype=bool) for length in layout.lengths]
+    for e in np.flatnonzero(inside):
+        transition = edges["kind"][e] == 1
+        clip, first = nodes[edges["to"][e]] if transition else nodes[edges["from"][e]]
+        first = first - edges["frames"][e] if transition else first
+        masks[clip][first:first + edges["frames"][e]] = True
+    return np.array([mask.sum() for mask in masks], dtype=int)
+
+
+def _needed_frames(layout):
+    """Frames a clip needs to be entered and left again: margin, blend and hold in, a blend (or window) out."""
+    return layout.margin + layout.blends[-1] + layout.hold + max(layout.blends[-1], layout.window - 1) + 1
+
+
+def _left_out(layout, names, kept_clips, candidates, fps, tolerance=1.0):
+    """``[{"clip", "name", "reason", "include"}]`` for each clip outside the graph (see the module's coverage).
+
+    candidates: (clip_a, index_a, clip_b, index_b, ratios) of every kept
+    candidate, ratios up to :data:`EXPLAIN_TOLERANCE`.
+    """
+    clip_a, index_a, clip_b, index_b, ratios = candidates
+    needed = _needed_frames(layout)
+    blend_s, hold_s, margin_s = round(layout.blends[-1] / fps, 2), round(layout.hold / fps, 2), round(layout.margin / fps, 2)
+    levels = np.round(np.arange(1.0, EXPLAIN_TOLERANCE + 1e-9, 0.01), 2)[1:]
+    cache = {}
+
+    def joined(level):
+        if level not in cache:
+            chosen = ratios <= level
+            nodes, edges = _assemble(layout, clip_a[chosen], index_a[chosen], clip_b[chosen], index_b[chosen], ratios[chosen])
+            kept = _largest_component(nodes, edges)
+            cache[level] = set(nodes[kept, 0].tolist())
+        return cache[level]
+
+    out_of, into = np.r_[clip_a, clip_b], np.r_[clip_b, clip_a]
+    usable = (layout.blend_of(out_of, np.r_[index_a, index_b], into, np.r_[index_b, index_a]) > 0) & (np.r_[ratios, ratios] <= 1.0)
+    kept_mask = np.isin(np.arange(len(names)), list(kept_clips))
+    left, searched = [], 0
+    for clip in (c for c in range(len(names)) if c not in kept_clips):
+        entry = {"clip": clip, "name": names[clip]}
+        length = int(layout.lengths[clip])
+        if length < needed:
+            entry["reason"] = (f"too short: {length} frames, and entering a clip and leaving it again takes {needed} "
+                               f"({margin_s:g} s margin, {blend_s:g} s blend and {hold_s:g} s hold in, {blend_s:g} s blend out)")
+            entry["include"] = f"a take of at least {needed} frames ({needed / fps:.1f} s)"
+            left.append(entry)
+            continue
+        ways_in = bool((usable & (into == clip) & kept_mask[out_of]).any())
+        ways_out = bool((usable & (out_of == clip) & kept_mask[into]).any())
+        if not ways_in and not ways_out:
+            entry["reason"] = "no transition to or from the graph's clips under its pair's threshold"
+        elif not ways_in:
+            entry["reason"] = "no transition into it from the graph's clips under its pair's threshold"
+        elif not ways_out:
+            entry["reason"] = "no transition out of it into the graph's clips under its pair's threshold"
+        else:
+            entry["reason"] = ("no way through it and back: no transition leaves it after one lands (a blend and hold later), "
+                               "or its ways lead only through clips outside the graph")
+        if searched < EXPLAINED:
+            searched += 1
+            low, high = 0, len(levels) - 1
+            if clip in joined(levels[high]):
+                while low < high:  # the smallest tolerance level whose largest component holds the clip
+                    middle = (low + high) // 2
+                    low, high = (low, middle) if clip in joined(levels[middle]) else (middle + 1, high)
+                factor = math.ceil(levels[low] * tolerance * 100 - 1e-6) / 100
+                entry["include"] = f"--tolerance {factor:.2f} (every pair's threshold {levels[low]:.2f} times this build's)"
+            else:
+                entry["include"] = (f"a take that bridges it to the others: even {EXPLAIN_TOLERANCE:g} times the thresholds "
+                                    "does not join it both ways")
+        else:
+            entry["include"] = f"a higher --tolerance (not searched: only the first {EXPLAINED} clips left out are)"
+        left.append(entry)
+    return left
+
+
 def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, progress=None,
-                blend_seconds=BLEND_SECONDS, percentile=THRESHOLD_PERCENTILE, workers=scan.WORKERS, map_blocks=None):
+                blend_seconds=BLEND_SECONDS, percentile=THRESHOLD_PERCENTILE, workers=scan.WORKERS, map_blocks=None, tolerance=1.0):
     """The motion graph of a library of clips (one skeleton, one frame rate): see the module.
 
     names: one per clip, what the graph calls them. threshold: the largest
     windowed distance a transition may have, or None for the module's rule
-    (``percentile`` of the library's distances). window_seconds: the
+    (per pair of clips, from ``percentile`` of their distances). tolerance:
+    every pair's threshold times this. window_seconds: the
     stretch compared (default :data:`WINDOW_SECONDS`). joints: see
     :func:`library_features`. progress(done, total): called after each
     block of the distance map. blend_seconds: each transition's blend.
@@ -288,60 +447,79 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
     """
     started = time.perf_counter()
     _check_library(clips, names)
+    if not (isinstance(tolerance, (int, float)) and np.isfinite(tolerance) and tolerance > 0):
+        raise GraphError(f"the tolerance must be a positive number, got {tolerance!r}")
     fps = float(clips[0].fps)
     window = max(1, int(round((WINDOW_SECONDS if window_seconds is None else window_seconds) * fps)))
     separation = max(1, int(round(SEPARATION_SECONDS * fps)))
     blend = max(3, int(round(blend_seconds * fps)))
     hold = int(round(HOLD_SECONDS * fps))
     min_jump = int(round(MIN_JUMP_SECONDS * fps))
-    needed = int(round(MARGIN_SECONDS * fps)) + max(blend + hold, window - 1) + 1
+    layout = _Layout([clip.num_frames for clip in clips], np.zeros(len(clips), dtype=int), window, blend, hold, min_jump, fps)
+    needed = _needed_frames(layout)
     if all(clip.num_frames < needed for clip in clips):
-        raise GraphError(f"every clip is shorter than a transition needs ({needed} frames, {needed / fps:.2f} s)")
+        raise GraphError(f"every clip is shorter than entering and leaving it takes ({needed} frames, {needed / fps:.2f} s)")
     library, joint_names = library_features(clips, joints)
     left, right, starts = scan.padded_features(library, window - 1 + separation)
     layout = _Layout([len(f) for f in library], starts, window, blend, hold, min_jump, fps)
 
-    sampled = distance_statistics(left, right, layout)
+    sampled, sampled_a, sampled_b = distance_statistics(left, right, layout, with_clips=True)
     if threshold is None:
         if not len(sampled):
             raise GraphError("the library has no two windows to compare: give the threshold")
-        threshold, rule = float(np.percentile(sampled, percentile)), f"percentile {percentile:g} of sampled window distances"
+        threshold = float(np.percentile(sampled, percentile))
+        own = clip_thresholds(sampled, sampled_a, sampled_b, len(clips), percentile, threshold)
+        rule = (f"per clip pair: the larger of its clips' percentile {percentile:g} of their sampled window distances, "
+                f"at least the library's")
     elif not (np.isfinite(threshold) and threshold > 0):
         raise GraphError(f"the threshold must be a positive number, got {threshold!r}")
     else:
-        rule = "given"
-    i, j, costs = scan.scan(left, right, window, separation, threshold, layout.keep, progress, workers=workers, map_blocks=map_blocks)
+        own, rule = np.full(len(clips), float(threshold)), "given"
+    if tolerance != 1.0:
+        rule += f", times {tolerance:g}"
+    pair = np.maximum(own[:, None], own[None, :]) * tolerance  # (C, C) each pair's threshold
+    layout.ceiling = (pair * EXPLAIN_TOLERANCE).astype(np.float32)
+    i, j, costs = scan.scan(left, right, window, separation, float(layout.ceiling.max()), layout.keep, progress,
+                            workers=workers, map_blocks=map_blocks)
     (clip_a, index_a), (clip_b, index_b) = layout.locate(i), layout.locate(j)
-    nodes, edges = _assemble(layout, clip_a, index_a, clip_b, index_b, costs, threshold)
+    ratios = np.maximum(costs.astype(float), 0.0) / pair[clip_a, clip_b]
+    under = ratios <= 1.0
+    nodes, edges = _assemble(layout, clip_a[under], index_a[under], clip_b[under], index_b[under], ratios[under])
 
-    label = strongly_connected(len(nodes), edges["from"], edges["to"])
-    sizes = np.bincount(label) if len(label) else np.zeros(1, dtype=int)
-    kept = label == int(np.argmax(sizes)) if len(label) else np.zeros(0, dtype=bool)
+    kept = _largest_component(nodes, edges)
     renumber = np.cumsum(kept) - 1
-    inside = kept[edges["from"]] & kept[edges["to"]] if len(label) else np.zeros(0, dtype=bool)
+    inside = kept[edges["from"]] & kept[edges["to"]] if len(nodes) else np.zeros(0, dtype=bool)
     firsts = [int(clip.frames[0]) for clip in clips]
     valid_windows = sum(max(n - window + 1, 0) for n in layout.lengths)
+    kept_clips = sorted(set(nodes[kept, 0].tolist())) if len(nodes) else []
+    played = _frames_played(layout, nodes, edges, inside)
+    left_out = _left_out(layout, list(names), set(kept_clips), (clip_a, index_a, clip_b, index_b, ratios), fps, tolerance)
     stats = _statistics(sampled, threshold, rule)
     stats.update({
+        "clip_thresholds": [round(float(value) * tolerance, 6) for value in own],
+        "tolerance": float(tolerance),
         "pairs_compared": int(valid_windows * (valid_windows - 1) // 2),
-        "candidates": int(len(costs)),
+        "candidates": int(under.sum()),
         "transitions_before_pruning": int((edges["kind"] == 1).sum()),
         "transitions_after_pruning": int((inside & (edges["kind"] == 1)).sum()),
         "nodes_before_pruning": int(len(nodes)),
         "nodes_after_pruning": int(kept.sum()),
         "frames_in_graph": int(edges["frames"][inside & (edges["kind"] == 0)].sum()),
         "library_frames": int(layout.lengths.sum()),
+        "coverage": {"clips_kept": len(kept_clips), "clips": len(clips), "frames_kept": int(played.sum()), "frames": int(layout.lengths.sum())},
+        "left_out": left_out,
         "seconds": time.perf_counter() - started,
     })
     if not kept.any():
-        raise GraphError(f"no transition between the clips is under the threshold {threshold:.3g} ({rule}): give a higher --threshold")
+        raise GraphError(f"no transition between the clips is under the threshold {threshold:.3g} ({rule}): give a higher --tolerance")
     graph_nodes = [{"id": int(renumber[v]), "clip": int(nodes[v, 0]), "frame": int(nodes[v, 1]) + firsts[nodes[v, 0]]}
                    for v in np.flatnonzero(kept)]
     order = np.flatnonzero(inside)
     order = order[np.lexsort((edges["to"][order], edges["kind"][order], edges["from"][order]))]
     graph_edges = [{"from": int(renumber[edges["from"][e]]), "to": int(renumber[edges["to"][e]]),
                     "kind": "clip" if edges["kind"][e] == 0 else "transition",
-                    "cost": float(edges["cost"][e]), "frames": int(edges["frames"][e])} for e in order]
+                    "cost": float(edges["cost"][e]), "frames": int(edges["frames"][e]),
+                    **({"blend": int(edges["blend"][e])} if edges["kind"][e] == 1 and edges["blend"][e] != blend else {})} for e in order]
     settings = {"fps": fps, "window_frames": window, "separation_frames": separation, "blend_frames": blend, "hold_frames": hold,
                 "min_jump_frames": min_jump, "joints": joint_names}
     return MotionGraph(

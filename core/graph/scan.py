@@ -98,6 +98,8 @@ def scan_block(left, right, rows, cols, window, separation, threshold):
     them inside the padded features). Returns (i ``(P,)``, j ``(P,)`` window
     starts, costs ``(P,)`` float32); minima are more than ``separation``
     apart, so P is at most the block's area over ``(separation + 1)^2``.
+    Costs are clamped at 0: float32 sums of identical windows round to a
+    few 1e-8 either side of it.
     """
     (r0, r1), (c0, c1) = rows, cols
     s = separation
@@ -116,7 +118,8 @@ def scan_block(left, right, rows, cols, window, separation, threshold):
     found = np.flatnonzero(centre <= neighbourhood[:count])
     i, j = np.divmod(found, width)
     inside = j < c1 - c0  # the other columns wrapped into the next row
-    return i[inside] + r0, j[inside] + c0, centre[found[inside]]
+    # A distance is never negative: identical windows (the same take twice) sum to -1e-8 or so in float32.
+    return i[inside] + r0, j[inside] + c0, np.maximum(centre[found[inside]], np.float32(0.0))
 
 
 def block_ranges(first, stop, block=BLOCK):

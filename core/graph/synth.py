@@ -60,7 +60,7 @@ def _walk_on(graph, out, node, choice, remaining, rng):
             continue
         if edge["kind"] == "transition" and edge["frames"] > remaining:
             # At a clip's last node near the end: a transition cut after its blend, or none, whichever ends nearer the time asked.
-            blend = graph.settings["blend_frames"]
+            blend = edge.get("blend", graph.settings["blend_frames"])
             if 2 * remaining >= blend:
                 path.append(_step(graph, choice, max(remaining, blend)))
             break
@@ -211,7 +211,8 @@ def render(graph, clips, path, method="AUTO", length=None):
     clips: the graph's clips, in its order. Each stay in a clip is a piece,
     each transition a junction at its frames. method: the transitions' method (see
     :func:`..transition.make.make_transition`). length: seconds, at most the
-    graph's blend; None: chosen by the engine up to it.
+    graph's blend (a transition whose edge gives a shorter ``"blend"``, in
+    frames, at most that); None: chosen by the engine up to the graph's.
     """
     if len(clips) != len(graph.clips):
         raise GraphError(f"the motion graph has {len(graph.clips)} clips, {len(clips)} given")
@@ -236,7 +237,11 @@ def render(graph, clips, path, method="AUTO", length=None):
     last_stay = len(stays) - 1
     pieces = [Piece(clips[clip_index], entry if k == 0 else None, exit_ if k == last_stay else None, names[k])
               for k, (clip_index, entry, exit_) in enumerate(stays)]
-    junctions = [Junction(at=point, method=method, length=length) for point in points]
+    # A transition with a shorter blend than the graph's (near a clip's end, see .build) blends at most that long when the length
+    # is given; chosen, the engine tries its lengths where the clips hold them (a longer blend only overlaps the hold after it).
+    blends = [edge.get("blend", blend) for edge in path if edge["kind"] == "transition"]
+    junctions = [Junction(at=point, method=method, length=None if length is None else min(length, own / fps))
+                 for point, own in zip(points, blends)]
     return compose(pieces, junctions)
 
 
@@ -259,7 +264,7 @@ def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None
 
     The graph's costs are pose distances; how a transition looks is known
     once rendered. A transition that fails the transition engine's criteria
-    (:func:`..transition.make.criteria_ratios`: visibility 1.2, root speed
+    (:func:`..transition.make.criteria_ratios`: visibility 1.0, root speed
     jump and heading rate within the clips' own, toe skating 1.5x) is taken
     out of the graph and the walk drawn again with the same seed, up to
     ``attempts`` walks; the composition's notes say how many were left out.
