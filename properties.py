@@ -13,7 +13,9 @@ from .core import stitch
 from .core.engine import profiles
 from .core.stitch import StitchParameters
 
-METHOD_ITEMS = tuple((name, label, text[0].upper() + text[1:]) for name, (label, text) in stitch.METHOD_INFO.items())
+# Each item keeps its number (saved files store it): the methods 0-6 as they always were, AUTO (listed first) after them.
+METHOD_ITEMS = tuple((name, label, text[0].upper() + text[1:], "NONE", stitch.METHODS.index(name) if name in stitch.METHODS else len(stitch.METHODS))
+                     for name, (label, text) in stitch.CHOICE_INFO.items())
 SIDE_ITEMS = (
     ("BOTH", "Both", "Split the correction between start and end by the ratio"),
     ("START", "Start", "Correct only the start of the loop"),
@@ -367,6 +369,8 @@ class LoopsmithResult(bpy.types.PropertyGroup):
         "jump_after": FloatProperty(name="Velocity Jump After", unit="VELOCITY"),
         "curves_stitched": IntProperty(name="Curves Stitched", description="Other curves (custom properties...) looped like the bones"),
         "curves_stepped": IntProperty(name="Stepped Curves", description="Constant-interpolation curves that repeat as keyed"),
+        "method": StringProperty(name="Method", description="The method the loop was made with (Best Measured: the one kept)"),
+        "methods_tried": StringProperty(name="Methods Tried", description="Best Measured: each method's seam visibility as played"),
     }
 
 

@@ -118,7 +118,7 @@ def core_only(frames, bones=60):
 
     ext = types.SimpleNamespace(core=types.SimpleNamespace(clip=clip_module, quat=quat, rotation_modes=rotation_modes))
     clip = common.large_clip(ext, bones, frames)
-    params = stitch.StitchParameters()
+    params = stitch.StitchParameters(method="CUBIC")  # the stitching functions take one method
     best = np.inf
     for _ in range(3):
         start = time.perf_counter()

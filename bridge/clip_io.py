@@ -533,9 +533,10 @@ def write_loop(obj, result, source, params=None, loop_mode="CLAMP"):
     a curve over its first to last key, so that closing key is what makes
     Blender's period the loop's n frames (root travel repeats with offset).
     params: the :class:`~..core.stitch.StitchParameters` the loop was made
-    with (default the core's); the source's other smooth curves (object or
-    bone custom properties...) are sampled on the loop's frames and stitched
-    with them, stepped ones repeat as keyed. loop_mode WRAP writes the same
+    with (default, or AUTO: the result's, with the method make_loop kept);
+    the source's other smooth curves (object or bone custom properties...)
+    are sampled on the loop's frames and stitched with them, stepped ones
+    repeat as keyed. loop_mode WRAP writes the same
     keys but ends the action's frame range on frame n - 1: the n distinct
     frames an engine that wraps last to first exports, and a range that plays
     seamlessly on Blender's timeline.
@@ -546,7 +547,9 @@ def write_loop(obj, result, source, params=None, loop_mode="CLAMP"):
         raise LoopError(f"unknown loop mode '{loop_mode}'")
     clip = result.clip
     travel = clip.bone_names[result.root] if result.root_mode == "TRAVEL" else None
-    written = _write_clip(obj, clip, f"{source.name}_loop", source, True, True, travel, params or stitch.StitchParameters())
+    if params is None or params.method == "AUTO":
+        params = result.params or stitch.StitchParameters(method="CUBIC")
+    written = _write_clip(obj, clip, f"{source.name}_loop", source, True, True, travel, params)
     if loop_mode == "WRAP":
         written.action.frame_end = clip.frames[-1] - 1
     return written

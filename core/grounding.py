@@ -107,6 +107,8 @@ def of_clip(clip, positions, sources) -> Grounding:
     matched by name), or their joint positions on ``clip``'s bones.
     """
     feet, pelvis = legs(clip.bone_names, clip.parents, positions)
+    given = [set(s.bone_names) for s in sources if not isinstance(s, np.ndarray)]
+    feet = np.array([f for f in feet if all(clip.bone_names[f] in names for names in given)] or feet)  # an importer's end bones
     names = [clip.bone_names[f] for f in feet], clip.bone_names[pelvis]
     heights = [body_heights(s, feet, pelvis) if isinstance(s, np.ndarray) else clip_heights(s, *names) for s in sources]
     return grounding(body_heights(positions, feet, pelvis), heights, clip.fps)

@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import footlock, quat, root as root_motion, stitch
+from . import footlock, grounding, kinematics, quat, root as root_motion, stitch
 from .clip import Clip
 from .errors import LoopError
 from .metrics import SeamMetrics, clip_baseline, seam_metrics
@@ -12,6 +12,16 @@ from .metrics import SeamMetrics, clip_baseline, seam_metrics
 LOOP_MODES = ("CLAMP", "WRAP")
 #: How far a loop's closing frame may be from its first and still repeat it: clip units (metres) and radians.
 REPEAT_TOLERANCE = 1e-4
+#: AUTO: seam visibilities (and then velocity jump ratios) this close count as equal.
+AUTO_TIE = 0.01
+
+
+@dataclass(frozen=True)
+class MethodTrial:
+    """A method AUTO made the loop with, and that loop's seam as played (chained by the travel, the raw cut's yardstick)."""
+
+    method: str
+    seam: SeamMetrics
 
 
 @dataclass
@@ -23,12 +33,20 @@ class LoopResult:
     after: SeamMetrics
     clip_mode: str = "CLAMP"  # the loop mode the clip was written for
     raw: Clip = None  # the raw cut (range start..end inclusive) in the space the loop was made in, for before/after pictures
+    params: stitch.StitchParameters = None  # what the loop was made with, AUTO resolved to the method kept
+    body: grounding.Grounding = None  # where the loop's body stands against the raw cut's floor and heights
+    tried: tuple = ()  # AUTO: a MethodTrial per method made, in stitch.AUTO_METHODS order; () for a method given
 
     @property
     def length(self):
         """Loop length in frames (the cycle period)."""
         frames = self.clip.num_frames
         return frames - 1 if self.clip_mode == "CLAMP" else frames
+
+    @property
+    def method(self):
+        """The method the loop was made with ("" when unknown)."""
+        return self.params.method if self.params is not None else ""
 
 
 def _stitch_channels(x, q, dt, params, pre_x=None, pre_q=None):
@@ -57,15 +75,18 @@ def _resolve_root(clip, root_mode, root_bone):
 def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_bone="", loop_mode="CLAMP", root_blend=0.5, lock_feet=True):
     """Close the frames ``frame_start..frame_end`` (inclusive) of ``clip`` into a loop.
 
-    params: :class:`~.stitch.StitchParameters`. root_mode: TRAVEL keeps the
-    root's displacement and removes only its velocity mismatch in character
-    space (root_blend seconds at each end); LOOP loops the root like any bone;
-    IN_PLACE removes the steady horizontal travel first; AUTO picks TRAVEL for
-    clips that move. root_bone: a bone name, or "" to find the moving root.
-    loop_mode: CLAMP keeps the last frame equal to the first (Blender's
-    convention), WRAP drops it for engines that wrap last-to-first.
-    lock_feet: re-solve the legs so planted feet slide no more than in the
-    raw clip (see :mod:`.footlock`).
+    params: :class:`~.stitch.StitchParameters`, method AUTO by default: the
+    loop is made with each of :data:`~.stitch.AUTO_METHODS` that fits the
+    range, and the one whose seam shows least as played is kept (see
+    :func:`kept_trial`; every one is in the result's ``tried``). root_mode:
+    TRAVEL keeps the root's displacement and removes only its velocity
+    mismatch in character space (root_blend seconds at each end); LOOP loops
+    the root like any bone; IN_PLACE removes the steady horizontal travel
+    first; AUTO picks TRAVEL for clips that move. root_bone: a bone name, or
+    "" to find the moving root. loop_mode: CLAMP keeps the last frame equal
+    to the first (Blender's convention), WRAP drops it for engines that wrap
+    last-to-first. lock_feet: re-solve the legs so planted feet slide no
+    more than in the raw clip (see :mod:`.footlock`).
     """
     params = params or stitch.StitchParameters()
     if loop_mode not in LOOP_MODES:
@@ -90,6 +111,49 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     # its travel, so "before" measures the cut in the motion and not the walk back to the start.
     before = seam_metrics(segment, moving_root if mode != "IN_PLACE" else None, reference)
 
+    made, failure = [], None
+    for candidate in params.candidates():  # one, or each AUTO method: a vectorized pass each
+        try:
+            candidate.check(segment.num_frames, clip.dt)
+        except LoopError as error:  # AUTO: this method's own default timings do not fit the range; the next may
+            failure = error
+            continue
+        looped = _close(clip, segment, first, candidate, travel_root, root_blend, lock_feet)
+        made.append((candidate, looped, seam_metrics(looped, travel_root, reference)))
+    if not made:
+        raise failure
+    chosen, looped, after = made[kept_trial([seam for *_, seam in made])]
+    tried = tuple(MethodTrial(candidate.method, seam) for candidate, _, seam in made) if params.method == "AUTO" else ()
+    body = grounding.of_clip(looped, kinematics.clip_joint_positions(looped), (segment,))
+    if loop_mode == "WRAP":
+        looped = looped.slice_frames(0, looped.num_frames - 1)
+    return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried)
+
+
+def kept_trial(seams):
+    """Index of the loop AUTO keeps among ``seams`` (:class:`SeamMetrics`, simplest method first).
+
+    The least visible; among those within :data:`AUTO_TIE` of it, the least
+    velocity jump over the clip's own; among those within AUTO_TIE of that, the first.
+    """
+    kept = list(range(len(seams)))
+    for number in (lambda seam: seam.visibility, lambda seam: seam.velocity_jump_ratio):
+        least = min(number(seams[index]) for index in kept)
+        kept = [index for index in kept if number(seams[index]) <= least + AUTO_TIE]
+    return kept[0]
+
+
+def methods_text(result):
+    """The methods AUTO tried, each with its seam visibility as played, the kept one first: 'Crossfade 0.69 (Cubic 1.06, ...)'; '' for a method given."""
+    if not result.tried:
+        return ""
+    label = {trial.method: stitch.METHOD_INFO[trial.method][0] for trial in result.tried}
+    others = ", ".join(f"{label[trial.method]} {trial.seam.visibility:.2f}" for trial in result.tried if trial.method != result.method)
+    return f"{label[result.method]} {result.after.visibility:.2f}" + (f" ({others})" if others else "")
+
+
+def _close(clip, segment, first, params, travel_root, root_blend, lock_feet):
+    """The raw cut ``segment`` (frames ``first``.. of ``clip``) closed by one method: the CLAMP loop clip."""
     dt = clip.dt
     preroll = slice(max(0, first - segment.num_frames), first)
     use_preroll = params.crossfade_preroll and first > 0
@@ -121,10 +185,7 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
 
     if lock_feet and params.method != "NONE":
         looped = footlock.lock_feet(segment, looped, travel_root)
-    after = seam_metrics(looped, travel_root, reference)
-    if loop_mode == "WRAP":
-        looped = looped.slice_frames(0, looped.num_frames - 1)
-    return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment)
+    return looped
 
 
 def non_repeating_bones(clip, tolerance=REPEAT_TOLERANCE):

@@ -36,6 +36,19 @@ METHOD_INFO = {
     "NONE": ("None (Trim)", "only cut the range, for comparison"),
 }
 METHODS = tuple(METHOD_INFO)
+#: The methods AUTO makes and measures, simplest first (a tie goes to the earlier).
+AUTO_METHODS = ("CUBIC", "CROSSFADE", "SOFTFADE", "SPRING")
+#: Make Loop's choices: AUTO (the default: each of AUTO_METHODS made and measured, the least visible kept), then every method.
+CHOICE_INFO = {"AUTO": ("Best Measured", "make the loop with " + ", ".join(name.title() for name in AUTO_METHODS)
+                        + " and keep the one whose seam shows least as played (velocity jump, then simplicity, break ties)"),
+               **METHOD_INFO}
+CHOICES = tuple(CHOICE_INFO)
+#: Parameters only one method uses, and that method: AUTO makes that method with their defaults.
+SINGLE_METHOD_PARAMETERS = {
+    "halflife_start": "SPRING", "halflife_end": "SPRING",
+    "softfade_start": "SOFTFADE", "softfade_end": "SOFTFADE", "hardness_start": "SOFTFADE", "hardness_end": "SOFTFADE",
+    "crossfade": "CROSSFADE", "crossfade_preroll": "CROSSFADE",
+}
 SIDES = ("START", "END", "BOTH")
 
 
@@ -44,10 +57,12 @@ class StitchParameters:
     """How to close the seam. Times are seconds, so defaults suit any frame rate.
 
     The defaults follow the published inertialization demo: half-lives 0.1 s,
-    cubic blends 0.2 s, softfade 0.4 s at hardness 16, ratio 0.5.
+    cubic blends 0.2 s, softfade 0.4 s at hardness 16, ratio 0.5. method:
+    one of :data:`CHOICES`; AUTO is resolved by :func:`.loop.make_loop` (see
+    :meth:`candidates`), the stitching functions take a method.
     """
 
-    method: str = "CUBIC"
+    method: str = "AUTO"
     side: str = "BOTH"  # SPRING and CUBIC: which end takes the correction
     ratio: float = 0.5  # share of the correction at the start when side is BOTH
     halflife_start: float = 0.1
@@ -66,16 +81,28 @@ class StitchParameters:
             return 1.0 if self.side == "START" else 0.0
         return float(np.clip(self.ratio, 0.0, 1.0))
 
+    def candidates(self):
+        """The parameters of each method tried: this one's method, or with AUTO each of :data:`AUTO_METHODS`.
+
+        AUTO keeps the parameters several methods share (side, ratio, blend
+        times) and takes those of :data:`SINGLE_METHOD_PARAMETERS` at their defaults.
+        """
+        if self.method != "AUTO":
+            return (self,)
+        shared = {name: getattr(self, name) for name in self.__dataclass_fields__ if name not in SINGLE_METHOD_PARAMETERS}
+        return tuple(StitchParameters(**{**shared, "method": method}) for method in AUTO_METHODS)
+
     def check(self, num_frames, dt):
         """Raise LoopError if these parameters cannot close a loop of ``num_frames``."""
-        if self.method not in METHODS:
-            raise LoopError(f"unknown method '{self.method}' (one of {', '.join(METHODS)})")
+        if self.method not in CHOICES:
+            raise LoopError(f"unknown method '{self.method}' (one of {', '.join(CHOICES)})")
         if self.side not in SIDES:
             raise LoopError(f"unknown side '{self.side}'")
         if num_frames < 4:
             raise LoopError(f"a loop needs at least 4 frames, the range has {num_frames}")
         duration = (num_frames - 1) * dt
         timed = {
+            "AUTO": ("blend_start", "blend_end"),  # the shared timings; a method whose own defaults do not fit is not tried
             "CUBIC": ("blend_start", "blend_end"),
             "LINEAR_INERTIALIZE": ("blend_start", "blend_end"),
             "SOFTFADE": ("blend_start", "blend_end", "softfade_start", "softfade_end"),
@@ -157,6 +184,8 @@ def _expand(shape, like):
 
 def _closing_weights(n, dt, params):
     """Per-frame weights ``(n,)`` of the gap and of the velocity term, and the velocity term's mismatch."""
+    if params.method not in METHODS:
+        raise LoopError(f"stitching needs one of {', '.join(METHODS)}, not '{params.method}' (make_loop chooses for AUTO)")
     r = params.effective_ratio()
     p_start, p_end, w_start, w_end = _shapes(n, dt, params)
     velocity_shape = r * w_start + (1.0 - r) * w_end

@@ -109,9 +109,8 @@ class LOOPSMITH_OT_synthesize(bpy.types.Operator):
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
-        worst = max((t.metrics.visibility for t in composed.transitions), default=0.0)
-        self.report({"INFO"}, f"Synthesized {composed.clip.duration:.1f} s into '{written.name}' through {len(composed.segments)} segments, "
-                              f"worst transition visibility {worst:.2f}")
+        self.report(*common.composition_report(composed, f"Synthesized {composed.clip.duration:.1f} s into '{written.name}' "
+                                                          f"through {len(composed.segments)} segments"))
         return {"FINISHED"}
 
 

@@ -6,7 +6,7 @@ from .. import properties
 from ..bridge import clip_io
 from ..core import loop, stitch
 from ..core.errors import LoopError, LoopsmithError
-from ..ui.layout import draw_make_loop
+from ..ui.layout import draw_make_loop, draw_method_kept
 from . import common
 
 
@@ -47,6 +47,8 @@ def store_result(settings, result, written, start, end):
     stored.step_before, stored.step_after = result.before.max_position_step, result.after.max_position_step
     stored.jump_before, stored.jump_after = result.before.max_velocity_jump, result.after.max_velocity_jump
     stored.curves_stitched, stored.curves_stepped = len(written.stitched_curves), len(written.stepped_curves)
+    stored.method = stitch.METHOD_INFO[result.method][0]
+    stored.methods_tried = loop.methods_text(result)
 
 
 def curves_note(written):
@@ -75,6 +77,8 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
     def draw(self, context):
         obj = context.active_object
         draw_make_loop(self.layout, self, obj.data if obj is not None and obj.type == "ARMATURE" else None)
+        if self.method == "AUTO":  # what this run kept (its numbers are the scene's last result)
+            draw_method_kept(self.layout, context.scene.loopsmith.result)
 
     def execute(self, context):
         settings = context.scene.loopsmith
@@ -96,7 +100,7 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
                 # Always closed (CLAMP): Blender's Cycles need the closing key; WRAP is the written frame range.
                 result = loop.make_loop(clip, start, end, params, self.root_mode, self.root_bone, "CLAMP", self.root_blend, self.lock_feet)
                 step()
-                written = clip_io.write_loop(obj, result, source, params, self.loop_mode)
+                written = clip_io.write_loop(obj, result, source, result.params, self.loop_mode)  # AUTO resolved
                 if self.replace_action:
                     clip_io.replace_action(source, written.action)
                     settings.candidates_action = None  # they were found on the replaced action
@@ -107,7 +111,8 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
             return {"CANCELLED"}
         store_result(settings, result, written, start, end)
         before, after = result.before, result.after
-        self.report({"INFO"}, f"Loop {start}-{end} ({result.length} frames, {self.loop_mode.lower()}, root {result.root_mode.lower()}) "
+        kept = f"best measured: {loop.methods_text(result)}" if result.tried else result.method.lower()
+        self.report({"INFO"}, f"Loop {start}-{end} ({result.length} frames, {self.loop_mode.lower()}, root {result.root_mode.lower()}, {kept}) "
                               f"into '{written.action.name}': seam visibility {before.visibility:.1f} -> {after.visibility:.1f}, "
                               f"velocity jump {before.max_velocity_jump:.2f} -> {after.max_velocity_jump:.2f} m/s{curves_note(written)}")
         return {"FINISHED"}

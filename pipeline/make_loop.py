@@ -12,12 +12,12 @@ JOB = "make_loop_job"
 DONE = "looped"  # what the summary says of a finished task
 INPUTS = "+"  # argparse nargs of the input paths
 
-METHODS_HELP = "methods (--method):\n" + "\n".join(f"  {name:19s} {text}" for name, (_, text) in stitch.METHOD_INFO.items()) + """
+METHODS_HELP = "methods (--method):\n" + "\n".join(f"  {name:19s} {text}" for name, (_, text) in stitch.CHOICE_INFO.items()) + """
 
 exit codes: 0 every armature looped, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"""
 
 _PARAMETER_HELP = {
-    "method": "how the seam is closed (see methods below)",
+    "method": "how the seam is closed (see methods below); AUTO makes the loop with several and keeps the least visible",
     "side": "SPRING and CUBIC: which end takes the correction",
     "ratio": "share of the correction made at the start (0-1) when --side is BOTH",
     "halflife_start": "SPRING: half-life at the start, seconds",
@@ -60,10 +60,12 @@ def add_arguments(parser):
     defaults = stitch.StitchParameters()
     for name in stitch_fields():
         flag, default, text = "--" + name.replace("_", "-"), getattr(defaults, name), _PARAMETER_HELP[name]
-        if isinstance(default, bool):
+        if name in stitch.SINGLE_METHOD_PARAMETERS:  # None until check(): AUTO refuses them when given
+            text, default = f"{text} (default: {default})", None
+        if isinstance(defaults.__dataclass_fields__[name].default, bool):
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=text)
         elif isinstance(default, str):
-            parser.add_argument(flag, choices=stitch.METHODS if name == "method" else stitch.SIDES, default=default, help=text)
+            parser.add_argument(flag, choices=stitch.CHOICES if name == "method" else stitch.SIDES, default=default, help=text)
         else:
             parser.add_argument(flag, type=_parameter_type(name), default=default, help=text)
     parser.add_argument("--root-mode", choices=("AUTO", "TRAVEL", "LOOP", "IN_PLACE"), default="AUTO",
@@ -98,3 +100,17 @@ def check(options):
         raise types.UsageError(f"--min-length {options.min_length:g} is above --max-length {options.max_length:g}")
     if options.range and options.range[1] <= options.range[0]:
         raise types.UsageError(f"--range {options.range[0]} {options.range[1]}: END must be after START")
+    _check_method_options(options)
+
+
+def _check_method_options(options):
+    """Refuse a parameter of one method with --method AUTO (which makes each method with its defaults); fill their defaults."""
+    given = [name for name in stitch.SINGLE_METHOD_PARAMETERS if getattr(options, name) is not None]
+    if options.method == "AUTO" and given:
+        flags = ", ".join(f"--{name.replace('_', '-')} ({stitch.SINGLE_METHOD_PARAMETERS[name]})" for name in given)
+        raise types.UsageError(f"{flags} only {'applies' if len(given) == 1 else 'apply'} with that --method: --method AUTO "
+                               "makes each method with its defaults")
+    defaults = stitch.StitchParameters()
+    for name in stitch.SINGLE_METHOD_PARAMETERS:
+        if getattr(options, name) is None:
+            setattr(options, name, getattr(defaults, name))

@@ -36,12 +36,12 @@ def _loop_range(clip, options):
 
 
 def _make(clip, options):
-    """Find Loop (unless the range is given) and Make Loop on ``clip``: (result, detection, start, end, stitch parameters)."""
+    """Find Loop (unless the range is given) and Make Loop on ``clip``: (result, detection, start, end, the stitch parameters used)."""
     (start, end), detection = _loop_range(clip, options)
     params = stitch.StitchParameters(**{name: getattr(options, name) for name in stitch_fields()})
     # Made as CLAMP, written as either: a WRAP action keeps the closing key and ends its range a frame earlier.
     result = loop.make_loop(clip, start, end, params, options.root_mode, options.root_bone, "CLAMP", options.root_blend, options.lock_feet)
-    return result, detection, start, end, params
+    return result, detection, start, end, result.params  # AUTO resolved: other curves are stitched with the method kept
 
 
 def _loop_armature(obj, path, options, targets, settings, header):

@@ -16,12 +16,13 @@ import zlib
 
 import numpy as np
 
-from ..core import preview
+from ..core import detect, grounding, preview
 from ..core.engine import profiles
 
 _CURVE_POINTS = 400  # the detection curve is thinned to this many points in the report
 _GRADE_COLOURS = {"GOOD": "#2e9b44", "FAIR": "#d89b00", "POOR": "#c8372d"}
 _RAW, _LOOP, _SEAM = "#999", "#2a6fdb", "#e0529c"  # raw cut, loop and seam in every picture
+LOOP_FINE = 1.0  # a made loop's seam visibility and velocity jump, over the clip's own, up to which the loop is fine, whatever its cut's grade
 
 
 def _seam(metrics):
@@ -85,6 +86,9 @@ def loop_entry(path, armature, outputs, result, detection, start, end, seconds):
         "root_bone": result.clip.bone_names[result.root] if result.root >= 0 else "",
         "seam_before": _seam(result.before),
         "seam_after": _seam(result.after),
+        "loop_fine": bool(result.after.visibility <= LOOP_FINE and result.after.velocity_jump_ratio <= LOOP_FINE),
+        "grounding": {"floor_offset_m": round(result.body.floor_offset, 4), "pelvis_offset_m": round(result.body.pelvis_offset, 4)},
+        "method": result.method,
         "seconds": round(seconds, 3),
         "joints": {
             "names": list(result.clip.bone_names),
@@ -98,6 +102,8 @@ def loop_entry(path, armature, outputs, result, detection, start, end, seconds):
         "worst_joint": _worst_joint(result),
         "figure": _figure(result),
     }
+    if result.tried:  # AUTO: every method made, with its loop's seam as played
+        entry.update(method_chosen=result.method, methods_tried=[{"method": trial.method, **_seam(trial.seam)} for trial in result.tried])
     if detection is not None and detection.best is not None:
         stride = max(1, len(detection.lags) // _CURVE_POINTS)
         entry.update(
@@ -164,6 +170,16 @@ def transition_entry(source, target, armature, outputs, made, seconds):
 
 def _metrics(metrics):
     return {name: round(float(value), 4) for name, value in dataclasses.asdict(metrics).items()}
+
+
+def grounding_notes(metrics):
+    """``["OFF THE FLOOR: ..."]`` when a transition's or loop's body leaves its clips' floor or height by more than
+    :data:`~..core.grounding.TOLERANCE`, else ``[]`` (entries of earlier runs may not measure it)."""
+    floor = metrics.get("floor_offset", metrics.get("floor_offset_m", 0.0))
+    pelvis = metrics.get("pelvis_offset", metrics.get("pelvis_offset_m", 0.0))
+    if max(floor, pelvis) <= grounding.TOLERANCE:
+        return []
+    return [f"OFF THE FLOOR: the feet leave the clips' floor by {floor:.2f} m, the pelvis their heights by {pelvis:.2f} m"]
 
 
 def composition_entry(paths, armature, outputs, composed, source_of=None):
@@ -544,8 +560,10 @@ def _transition_section(heading, entry):
              f"the blend changes frames {t['window'][0]}-{t['window'][1]} of the {entry['frames']} written. Visibility "
              f"{m['visibility']:.2f} (1 = as sharp as the clips' own runs this long); root speed jump {m['root_speed_jump']:.2f} "
              f"(the clips' own largest {m['clips_root_speed_jump']:.2f}) m/s per frame step; heading rate {m['heading_rate']:.2f} "
-             f"(clips {m['clips_heading_rate']:.2f}) rad/s; toe skating {m['skating']:.3f} (clips {m['clips_skating']:.3f}) m/s. "
-             f"Output: {outputs}.</p>")
+             f"(clips {m['clips_heading_rate']:.2f}) rad/s; toe skating {m['skating']:.3f} (clips {m['clips_skating']:.3f}) m/s; "
+             f"the feet leave the clips' floor by {m.get('floor_offset', 0.0):.3f} m and the pelvis their heights by "
+             f"{m.get('pelvis_offset', 0.0):.3f} m (up to {grounding.TOLERANCE:g} m is on the floor). Output: {outputs}.</p>"
+             + "".join(f'<p class="error">{html.escape(note)}</p>' for note in grounding_notes(m)))
     ranked = "".join(f"<li>{c['from_frame']} &rarr; {c['to_frame']}: cost {c['cost']:.3g}{'' if c['contact_match'] else ', feet differ'}</li>"
                      for c in t["candidates"])
     candidates = f"<p>Candidates, best first:</p><ol>{ranked}</ol>" if ranked else "<p>Transition frames given by hand.</p>"
@@ -604,7 +622,8 @@ def _composition_section(heading, entry):
                        f"{s['output_frames'][0]}-{s['output_frames'][1]}</li>" for s in entry["segments"])
     transitions = "".join(f"<li>frames {t['window'][0]}-{t['window'][1]}: {t['method'].lower()}, {t['length_s']:g} s, visibility "
                           f"{t['metrics']['visibility']:.2f}, root speed jump {t['metrics']['root_speed_jump']:.2f} "
-                          f"(clips {t['metrics']['clips_root_speed_jump']:.2f})</li>" for t in entry["transitions"])
+                          f"(clips {t['metrics']['clips_root_speed_jump']:.2f}), off the floor {t['metrics'].get('floor_offset', 0.0):.3f} m"
+                          f"{''.join('; ' + note for note in grounding_notes(t['metrics']))}</li>" for t in entry["transitions"])
     rows = "".join(f"<tr><td>{html.escape(name.replace('_', ' '))}</td><td>{value:g}</td></tr>" for name, value in composition["numbers"].items())
     notes = "".join(f"<li>{html.escape(note)}</li>" for note in composition["notes"])
     return (f'<section>{heading}<p>{"A looping" if composition["loop"] else "A"} composition of {len(entry["segments"])} segments: '
@@ -694,6 +713,28 @@ def _cycles(count):
     return f"{count} cycle{'' if count == 1 else 's'}"
 
 
+def cut_grade(entry, given="-"):
+    """A loop entry's grade (Find Loop's, of the raw cut; ``given`` when the range was); a POOR cut whose loop is fine says both."""
+    grade = entry.get("grade", given)
+    return "POOR cut, loop fine" if grade == "POOR" and entry.get("loop_fine") else grade
+
+
+def loop_grade(entry, given="-"):
+    """A loop entry's grade and method as the summaries show them: ``'FAIR / softfade (auto)'``."""
+    if not entry.get("method"):  # written before entries named their method
+        return cut_grade(entry, given)
+    return f"{cut_grade(entry, given)} / {entry['method'].lower()}{' (auto)' if 'method_chosen' in entry else ''}"
+
+
+def _method_facts(entry):
+    """The sentence on a loop's method: the one given, or each one AUTO made with its seam as played."""
+    if "methods_tried" not in entry:
+        return f" Method: {entry['method'].lower()}." if entry.get("method") else ""
+    tried = "; ".join(f"{t['method'].lower()} {t['visibility']:.2f}, {t['max_velocity_jump_m_per_s']:.2f} m/s" for t in entry["methods_tried"])
+    return (f" Method: {entry['method_chosen'].lower()}, the least visible of those made (seam visibility as played, velocity jump: "
+            f"{tried}).")
+
+
 def clips_title(entry):
     """What a composition, synthesis or graph entry is of: its clips in order, or the graph file it walked."""
     if entry.get("graph_file"):
@@ -704,7 +745,8 @@ def clips_title(entry):
 
 def composition_warnings(entry):
     """The notes of a composition worth a look (a junction that stays visible or fell back), or 'ok'."""
-    return "; ".join(note for note in entry["composition"]["notes"] if "visible" in note or "fell back" in note) or "ok"
+    notes = [note for note in entry["composition"]["notes"] if "visible" in note or "fell back" in note or note.startswith("CHECK")]
+    return "; ".join(notes) or "ok"
 
 
 def _title(entry):
@@ -717,7 +759,7 @@ def _title(entry):
 
 def _summary_table(entries):
     """Every entry in one table row, a failure's reason in full."""
-    head = ("file", "armature", "loop (frames)", "grade", "seam visibility", "velocity jump (m/s)", "step (mm)", "seconds")
+    head = ("file", "armature", "loop (frames)", "grade / method", "seam visibility", "velocity jump (m/s)", "step (mm)", "seconds")
     rows = []
     for index, entry in enumerate(entries):
         name, armature = _title(entry)
@@ -741,7 +783,7 @@ def _summary_table(entries):
             rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
         elif entry["status"] == "ok":
             before, after = entry["seam_before"], entry["seam_after"]
-            cells += [f"{entry['range'][0]}-{entry['range'][1]} ({entry['length']})", entry.get("grade", "by hand"),
+            cells += [f"{entry['range'][0]}-{entry['range'][1]} ({entry['length']})", loop_grade(entry, "by hand"),
                       f"{before['visibility']:.2f} &rarr; {after['visibility']:.2f}",
                       f"{before['max_velocity_jump_m_per_s']:.2f} &rarr; {after['max_velocity_jump_m_per_s']:.2f}",
                       f"{before['max_step_m'] * 1000:.1f} &rarr; {after['max_step_m'] * 1000:.2f}", f"{entry['seconds']:.2f}"]
@@ -788,13 +830,13 @@ def _entry_section(index, entry):
     if "graph" in entry:
         return _graph_section(heading, entry)
     before, after = entry["seam_before"], entry["seam_after"]
-    found = f", {_cycles(entry['cycles'])}, {entry['grade']}" if "grade" in entry else ", range given"
+    found = f", {_cycles(entry['cycles'])}, {cut_grade(entry)}" if "grade" in entry else ", range given"
     root = f"root {entry['root_mode'].lower()}" + (f" on {html.escape(entry['root_bone'])}" if entry["root_bone"] else "")
     outputs = ", ".join(f"<code>{html.escape(output)}</code>" for output in entry["outputs"]) or "none"
     facts = (f"<p>Loop {entry['range'][0]}-{entry['range'][1]}: {entry['length']} frames{found}; {root}. "
              f"Seam visibility {before['visibility']:.2f} &rarr; {after['visibility']:.2f}, velocity jump "
              f"{before['max_velocity_jump_m_per_s']:.2f} &rarr; {after['max_velocity_jump_m_per_s']:.2f} m/s, position step "
-             f"{before['max_step_m'] * 1000:.1f} &rarr; {after['max_step_m'] * 1000:.3f} mm. Output: {outputs}.</p>")
+             f"{before['max_step_m'] * 1000:.1f} &rarr; {after['max_step_m'] * 1000:.3f} mm.{_method_facts(entry)} Output: {outputs}.</p>")
     figures = []
     detection = entry.get("detection")
     if detection:

@@ -14,6 +14,7 @@ import sys
 import time
 
 from ..core.errors import LoopsmithError
+from ..core.transition.make import MAX_VISIBILITY
 from . import interrupts, outputs, report
 from .inputs import real
 from .options import json_values
@@ -62,21 +63,25 @@ def earlier_outputs(path):
     return [output for entry in _read_entries(path) for output in entry.get("outputs", ())]
 
 
-VISIBLE = 1.5  # seam visibility above which a loop's seam shows (Find Loop's GOOD limit)
-
-
 def _grade_note(entry):
-    if entry.get("grade") == "POOR":
-        return "POOR: the motion barely repeats here; try --range"
-    after = entry["seam_after"]["visibility"]
-    return "ok" if after <= VISIBLE else f"SEAM VISIBLE ({after:.1f}x the clip's own accelerations); try another range or method"
+    """'ok', or what a loop entry's user should look at: a cut that barely repeats and a seam or velocity jump beyond the clip's own."""
+    after = entry["seam_after"]
+    notes = []
+    if entry.get("grade") == "POOR" and not entry.get("loop_fine"):
+        notes.append("POOR: the motion barely repeats here; try --range")
+    if after["visibility"] > report.LOOP_FINE:
+        notes.append(f"SEAM VISIBLE ({after['visibility']:.2f}x the clip's own accelerations); try another range or method")
+    if after.get("velocity_jump_ratio", 0.0) > report.LOOP_FINE:
+        notes.append(f"VELOCITY JUMPS at the seam ({after['velocity_jump_ratio']:.2f}x the clip's own)")
+    return "; ".join(notes + report.grounding_notes(entry.get("grounding", {}))) or "ok"
 
 
 def _transition_note(metrics):
-    visible = [f"visibility {metrics['visibility']:.2f}"] if metrics["visibility"] > 1.2 else []
+    visible = [f"visibility {metrics['visibility']:.2f}"] if metrics["visibility"] > MAX_VISIBILITY else []
     if metrics["root_speed_jump"] > metrics["clips_root_speed_jump"]:
         visible.append("root speed jumps beyond the clips' own")
-    return "ok" if not visible else "VISIBLE: " + ", ".join(visible) + "; try --length or --at"
+    notes = ["VISIBLE: " + ", ".join(visible) + "; try --length or --at"] if visible else []
+    return "; ".join(notes + report.grounding_notes(metrics)) or "ok"
 
 
 def summary_table(entries):
@@ -108,7 +113,7 @@ def summary_table(entries):
                          f"root {m['root_speed_jump']:.2f} (clips {m['clips_root_speed_jump']:.2f})", _transition_note(m)))
         elif entry["status"] == "ok":
             before, after = entry["seam_before"], entry["seam_after"]
-            rows.append((name, entry["armature"], "{}-{}".format(*entry["range"]), entry.get("grade", "-"),
+            rows.append((name, entry["armature"], "{}-{}".format(*entry["range"]), report.loop_grade(entry),
                          f"{before['visibility']:.2f} -> {after['visibility']:.2f}",
                          f"{before['max_velocity_jump_m_per_s']:.2f} -> {after['max_velocity_jump_m_per_s']:.2f}", _grade_note(entry)))
         else:

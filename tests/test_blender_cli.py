@@ -72,10 +72,43 @@ def test_one_worker_and_two_agree(batch, mocap_dir, tmp_path):
         assert entry["range"] == twin["range"] and entry["seam_after"] == twin["seam_after"]
 
 
+def _entries(out):
+    return {pathlib.Path(entry["file"]).name: entry for entry in json.loads((out / "loopsmith_report.json").read_text())["entries"]}
+
+
+@pytest.mark.realdata
+def test_the_default_method_is_measured_and_reported_and_a_given_one_obeyed(mocap_dir, tmp_path):
+    right, left = mocap_dir / "dataset-1_walk-right_normal_001.bvh", mocap_dir / "dataset-1_walk-left_normal_001.bvh"
+    made = _run("make-loop", right, left, "--cycles", "2", "-o", tmp_path / "auto", "--quiet")
+    assert made.returncode == 0, made.stderr
+    entries = _entries(tmp_path / "auto")
+    entry = entries[right.name]
+    tried = {trial.pop("method"): trial for trial in entry["methods_tried"]}
+    assert list(tried) == ["CUBIC", "CROSSFADE", "SOFTFADE", "SPRING"]
+    # Cubic plays this two-cycle walk at above 1; the crossfade's seam is no more visible than an ordinary frame.
+    assert entry["method"] == entry["method_chosen"] == "CROSSFADE" and entry["seam_after"] == tried["CROSSFADE"]
+    assert tried["CUBIC"]["visibility"] > 1.0 >= entry["seam_after"]["visibility"] == min(t["visibility"] for t in tried.values())
+    assert "FAIR / crossfade (auto)" in made.stdout
+    # A cut Find Loop grades POOR whose loop is fine says both.
+    assert entries[left.name]["grade"] == "POOR" and entries[left.name]["loop_fine"] and "POOR cut, loop fine" in made.stdout
+    page = (tmp_path / "auto" / "loopsmith_report.html").read_text()
+    assert "POOR cut, loop fine" in page and "crossfade, the least visible of those made" in page
+    assert f"cubic {tried['CUBIC']['visibility']:.2f}, {tried['CUBIC']['max_velocity_jump_m_per_s']:.2f} m/s" in page
+
+    given = _run("make-loop", right, "--cycles", "2", "--method", "CUBIC", "-o", tmp_path / "cubic", "--quiet")
+    assert given.returncode == 0, given.stderr
+    cubic = _entries(tmp_path / "cubic")[right.name]
+    assert cubic["method"] == "CUBIC" and "methods_tried" not in cubic and cubic["seam_after"] == tried["CUBIC"]
+    assert "FAIR / cubic " in given.stdout and "(auto)" not in given.stdout
+
+
 def test_usage_errors_exit_with_2(tmp_path):
     assert _run("make-loop", tmp_path, "-o", tmp_path / "out").returncode == 2  # nothing to loop
     assert _run("make-loop", tmp_path, "--jobs", "0").returncode == 2
     assert _run("make-loop", tmp_path, "--method", "WIGGLE").returncode == 2
+    refused = _run("make-loop", tmp_path, "--crossfade", "0.5", "--halflife-start", "0.2")  # one method's options, with the default AUTO
+    assert refused.returncode == 2 and "--halflife-start (SPRING), --crossfade (CROSSFADE) only apply with that --method" in refused.stderr
+    assert "only appl" not in _run("make-loop", tmp_path, "--method", "CROSSFADE", "--crossfade", "0.5").stderr
     assert _run("frobnicate").returncode == 2
 
 

@@ -191,6 +191,44 @@ def test_redo_panel_shows_only_the_method_parameters(loopsmith, walker):
     assert "crossfade" in shown["CROSSFADE"] and not ({"ratio", "blend_start", "crossfade"} & shown["NONE"])
 
 
+class _RedoPanel:
+    """What Blender hands the operator's draw in the redo panel: its last properties and a layout."""
+
+    def __init__(self, properties, layout):
+        self._properties, self.layout = properties, layout
+
+    def __getattr__(self, name):
+        return getattr(self._properties, name)
+
+
+def _redo_labels():
+    layout = RecordingLayout()
+    last = bpy.context.window_manager.operator_properties_last("loopsmith.make_loop")
+    bpy.types.LOOPSMITH_OT_make_loop.draw(_RedoPanel(last, layout), bpy.context)
+    return [text for kind, text in layout.log if kind == "label"], {name for kind, name in layout.log if kind == "prop"}
+
+
+def test_default_method_is_best_measured_and_the_redo_panel_shows_the_choice(loopsmith, walker):
+    for rna in (bpy.ops.loopsmith.make_loop.get_rna_type(), bpy.context.scene.loopsmith.bl_rna):
+        method = rna.properties["method"]
+        assert method.default == "AUTO" and method.enum_items["AUTO"].name == "Best Measured"
+        # Saved files store an enum's number: every method keeps its own, AUTO takes a new one.
+        assert [method.enum_items[name].value for name in loopsmith.core.stitch.METHODS] == list(range(7))
+    assert bpy.ops.loopsmith.make_loop(range_mode="MANUAL", frame_start=10, frame_end=74) == {"FINISHED"}
+    result = bpy.context.scene.loopsmith.result
+    labels, shown = _redo_labels()
+    kept = loopsmith.core.stitch.CHOICE_INFO
+    assert result.method in {kept[name][0] for name in loopsmith.core.stitch.AUTO_METHODS}
+    assert f"Kept {result.method}" in labels and f"Seam as played: {result.methods_tried}" in labels
+    assert result.methods_tried.startswith(f"{result.method} {result.visibility_after:.2f} (")
+    assert {"side", "ratio", "blend_start"} <= shown and not {"crossfade", "halflife_start", "softfade_start"} & shown
+
+    assert bpy.ops.loopsmith.make_loop(range_mode="MANUAL", frame_start=10, frame_end=74, method="SPRING") == {"FINISHED"}
+    assert (result.method, result.methods_tried) == ("Spring", "")
+    labels, _ = _redo_labels()
+    assert not any(text.startswith("Kept") for text in labels)
+
+
 def test_candidate_list_and_menus_draw(loopsmith, walker):
     bpy.ops.loopsmith.find_loop()
     settings = bpy.context.scene.loopsmith

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from core import demo, kinematics, metrics, quat, root as root_motion, stitch
 from core.errors import LoopError
-from core.loop import make_loop
+from core.loop import AUTO_TIE, kept_trial, make_loop
 
 CONTINUOUS = ("CUBIC", "LINEAR_INERTIALIZE", "SOFTFADE")
 DT = 1.0 / 30.0
@@ -143,6 +143,33 @@ def test_bad_ranges_and_parameters_raise_loop_errors(walk):
     still = walk.clip.with_channels(location=np.zeros_like(walk.clip.location))
     with pytest.raises(LoopError, match="no bone travels"):
         make_loop(still, 10, 74, root_mode="TRAVEL")
+
+
+def test_auto_keeps_the_least_visible_method_and_lists_every_one(walk):
+    auto = make_loop(walk.clip, 10, 74)
+    assert auto.params.method == auto.method in stitch.AUTO_METHODS
+    assert [trial.method for trial in auto.tried] == list(stitch.AUTO_METHODS)
+    for trial in auto.tried:
+        given = make_loop(walk.clip, 10, 74, stitch.StitchParameters(method=trial.method))
+        assert given.tried == () and given.method == trial.method
+        assert given.after.visibility == trial.seam.visibility  # each measured as it is made alone
+        assert auto.after.visibility <= given.after.visibility + AUTO_TIE
+        if trial.method == auto.method:
+            assert np.array_equal(given.clip.rotation, auto.clip.rotation) and np.array_equal(given.clip.location, auto.clip.location)
+
+
+def test_auto_tries_the_methods_whose_own_timings_fit(walk):
+    short = make_loop(walk.clip, 10, 20, root_blend=0.2)  # 0.33 s: Softfade's 0.4 s ramps do not fit, the others do
+    assert [trial.method for trial in short.tried] == ["CUBIC", "CROSSFADE", "SPRING"]
+
+
+def test_auto_ties_go_to_the_smaller_velocity_jump_then_the_simpler_method():
+    def seam(visibility, jump_ratio):
+        return metrics.SeamMetrics(np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1), visibility, jump_ratio)
+
+    assert kept_trial([seam(0.60, 0.5), seam(0.605, 0.2), seam(0.5, 0.9)]) == 2  # clearly least visible
+    assert kept_trial([seam(0.60, 0.5), seam(0.605, 0.2), seam(0.7, 0.1)]) == 1  # a tie: the smaller jump
+    assert kept_trial([seam(0.60, 0.2), seam(0.60, 0.205)]) == 0  # a tie on both: the first
 
 
 def _turning(walk, degrees_per_second):

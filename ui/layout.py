@@ -2,6 +2,7 @@
 
 # The parameters each method uses, in the order they are shown.
 METHOD_PARAMETERS = {
+    "AUTO": ("side", "ratio", "blend_start", "blend_end"),  # what several methods share; the others are tried at their defaults
     "SPRING": ("side", "ratio", "halflife_start", "halflife_end"),
     "CUBIC": ("side", "ratio", "blend_start", "blend_end"),
     "LINEAR": ("ratio",),
@@ -15,7 +16,7 @@ _SIDE_ONLY = {"halflife_start": "END", "halflife_end": "START", "blend_start": "
 
 
 def _shown(data, name):
-    if data.method in ("SPRING", "CUBIC"):
+    if data.method in ("SPRING", "CUBIC", "AUTO"):
         if name == "ratio" and data.side != "BOTH":
             return False
         if _SIDE_ONLY.get(name) == data.side:
@@ -47,6 +48,13 @@ def draw_method(layout, data):
     for name in METHOD_PARAMETERS[data.method]:
         if _shown(data, name):
             column.prop(data, name)
+
+
+def draw_method_kept(layout, result):
+    """What Best Measured kept and what it measured (``result``: the scene's last Make Loop), when it chose."""
+    if result.valid and result.methods_tried:
+        layout.label(text=f"Kept {result.method}", icon="CHECKMARK")
+        layout.label(text=f"Seam as played: {result.methods_tried}")
 
 
 def draw_root_and_output(layout, data, armature=None):

@@ -107,6 +107,10 @@ def _panel_classes(space, region="UI"):
             layout.label(text=f"{result.action}: {result.frame_start}-{result.frame_end}", icon="ACTION")
             if result.root_bone:
                 layout.label(text=f"Root {result.root_mode.lower()}: {result.root_bone}")
+            if result.methods_tried:
+                draw.draw_method_kept(layout, result)
+            elif result.method:
+                layout.label(text=f"Method: {result.method}")
             grid = layout.grid_flow(columns=3, even_columns=True, align=True)
             for label, before, after, unit in (
                 ("Visibility", result.visibility_before, result.visibility_after, ""),

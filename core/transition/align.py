@@ -60,6 +60,8 @@ def _turns_from_rest(clip_a, clip_b, order, pose_b):
     (``C loc_b``). Rows of bones B lacks are left for the caller.
     """
     source = np.maximum(order, 0)
+    if not _same_rest_pose(clip_a, clip_b, order):
+        return _frames_as_posed(clip_a, clip_b, order)
     rest_a = quat.from_matrix(clip_a.rest[:, :3, :3])
     rest_b = quat.from_matrix(clip_b.rest[source, :3, :3])
     change = quat.multiply(quat.inverse(rest_a), rest_b)  # B's rest frame seen from A's
@@ -75,6 +77,27 @@ def _turns_from_rest(clip_a, clip_b, order, pose_b):
         local = quat.multiply(quat.inverse(parent_turn), turn)
         rotation[:, other_parent] = quat.multiply(quat.inverse(rest_a[other_parent]), quat.multiply(local[:, other_parent], rest_a[other_parent]))
     return rotation, quat.rotate(change, clip_b.location[:, source])
+
+
+def _same_rest_pose(clip_a, clip_b, order):
+    """True when most bones below the roots rest turned the same way in both skeletons (the rests differ at a root's offset
+    or an end bone, not in the pose they stand in or the axes every bone was given)."""
+    inner = (order >= 0) & (clip_a.parents >= 0)
+    if not inner.any():
+        return True
+    turn = quat.multiply(quat.inverse(quat.from_matrix(clip_a.rest[inner, :3, :3])), quat.from_matrix(clip_b.rest[order[inner], :3, :3]))
+    return np.mean(np.abs(turn[:, 0]) > np.cos(np.radians(5.0))) >= 0.5
+
+
+def _frames_as_posed(clip_a, clip_b, order):
+    """Local rotations and locations on A's bones giving each bone B's posed frame relative to its parent's, for rests that
+    stand in different poses (each bone's axis along the body in both): ``rest_rel_a^-1 rest_rel_b`` turns B's channels."""
+    source = np.maximum(order, 0)
+    rest_a = kinematics.rest_relative(clip_a.parents, clip_a.rest)[:, :3, :3]
+    rest_b = kinematics.rest_relative(clip_b.parents, clip_b.rest)[source][:, :3, :3]
+    change = np.swapaxes(rest_a, -1, -2) @ rest_b
+    location = np.einsum("bij,fbj->fbi", change, clip_b.location[:, source])
+    return quat.multiply(quat.from_matrix(change)[None], clip_b.rotation[:, source]), location
 
 
 def _heads_where_b_has_them(clip, heads, floating):
