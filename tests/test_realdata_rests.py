@@ -99,7 +99,8 @@ def test_a_synthesis_through_takes_of_other_rests_stays_on_the_floor(mocap_dir):
     names = (ODD_REST, HAPPY, WALK, "bandai/dataset-2_walk_normal_020.bvh", "bandai/dataset-1_walk-back_normal_001.bvh")
     clips = [_load(mocap_dir, name) for name in names]
     graph = build_graph(clips, [name.split("/")[-1] for name in names])
-    assert "dataset-1_walk-back_masculinity_001.bvh" in {graph.clips[node["clip"]]["name"] for node in graph.nodes}
+    kept = {graph.clips[node["clip"]]["name"] for node in graph.nodes}
+    assert {"dataset-2_walk_normal_020.bvh", "dataset-1_walk_normal_001.bvh"} <= kept  # their pelvis offsets differ
     composed = synthesize(graph, clips, 12.0, seed=3)
     assert composed.grounded, composed.numbers
     assert all(t.metrics.floor_offset <= grounding.TOLERANCE for t in composed.transitions)

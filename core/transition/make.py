@@ -27,7 +27,7 @@ GOOD_ENOUGH = 0.9  # once a point's best blend is this far inside every criterio
 SEARCH_CONTEXT_SECONDS = 10.0  # of each clip around its points that the search blends and measures (long clips are not blended whole per try)
 PICTURE_SIZE = 256  # the distance picture's largest side, in cells
 # The criteria each metric is held to, as the largest ratio to its yardstick that passes.
-MAX_VISIBILITY = 1.0  # no more visible than the clips' own motion
+MAX_VISIBILITY = 1.01  # no more visible than the clips' own motion (to rounding: many blends measure exactly 1)
 MAX_SKATING_RATIO = 1.5
 
 
