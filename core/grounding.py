@@ -36,7 +36,7 @@ class Grounding:
     @property
     def off(self) -> bool:
         """True when the body stands visibly off its clips' floor or height."""
-        return max(self.floor_offset, self.pelvis_offset) > TOLERANCE
+        return stands_off(self.floor_offset, self.pelvis_offset)
 
     def summary(self, clips: str = "the clips") -> str:
         """One phrase: how far the feet and the pelvis leave ``clips``' floor and heights (lengths in metres)."""
@@ -45,7 +45,12 @@ class Grounding:
                 f"{clips}' heights")
 
 
-def legs(bone_names, parents, positions):
+def stands_off(floor_offset: float, pelvis_offset: float) -> bool:
+    """True when either offset (clip units) is beyond :data:`TOLERANCE`: the body is visibly off its clips' floor or height."""
+    return max(floor_offset, pelvis_offset) > TOLERANCE
+
+
+def legs(bone_names, parents, positions=None):
     """(the foot joints ``(k,)``, the pelvis): feet as :func:`.contacts.foot_joints` finds them, the pelvis where their chains meet.
 
     positions ``(F, B, 3)`` help find feet that no name gives. The pelvis is
@@ -101,17 +106,23 @@ def grounding(result, sources, fps) -> Grounding:
 
 
 def of_clip(clip, positions, sources) -> Grounding:
-    """:class:`Grounding` of ``clip`` (joints ``positions (F, B, 3)``) against ``sources``.
+    """:class:`Grounding` of ``clip`` against ``sources``.
 
-    sources: the clips it was made from (on their own skeletons, bones
-    matched by name), or their joint positions on ``clip``'s bones.
+    positions: ``clip``'s joints ``(F, B, 3)`` when already posed, or None
+    to pose only the legs' chains (feet found by name). sources: the clips
+    it was made from (on their own skeletons, bones matched by name), or
+    their joint positions on ``clip``'s bones.
     """
     feet, pelvis = legs(clip.bone_names, clip.parents, positions)
+    if not len(feet):  # no bone is named like a foot: the lowest joints of the posed clip
+        positions = kinematics.clip_joint_positions(clip)
+        feet, pelvis = legs(clip.bone_names, clip.parents, positions)
     given = [set(s.bone_names) for s in sources if not isinstance(s, np.ndarray)]
     feet = np.array([f for f in feet if all(clip.bone_names[f] in names for names in given)] or feet)  # an importer's end bones
     names = [clip.bone_names[f] for f in feet], clip.bone_names[pelvis]
     heights = [body_heights(s, feet, pelvis) if isinstance(s, np.ndarray) else clip_heights(s, *names) for s in sources]
-    return grounding(body_heights(positions, feet, pelvis), heights, clip.fps)
+    own = clip_heights(clip, *names) if positions is None else body_heights(positions, feet, pelvis)
+    return grounding(own, heights, clip.fps)
 
 
 def numbers_and_notes(body, inputs):

@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import footlock, grounding, kinematics, quat, root as root_motion, stitch
+from . import footlock, grounding, quat, root as root_motion, stitch
 from .clip import Clip
 from .errors import LoopError
 from .metrics import SeamMetrics, clip_baseline, seam_metrics
@@ -124,7 +124,7 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
         raise failure
     chosen, looped, after = made[kept_trial([seam for *_, seam in made])]
     tried = tuple(MethodTrial(candidate.method, seam) for candidate, _, seam in made) if params.method == "AUTO" else ()
-    body = grounding.of_clip(looped, kinematics.clip_joint_positions(looped), (segment,))
+    body = grounding.of_clip(looped, None, (segment,))
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)
     return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried)

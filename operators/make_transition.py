@@ -5,7 +5,7 @@ import bpy
 from .. import properties
 from ..bridge import clip_io, images
 from ..core.errors import ClipError, LoopsmithError, TransitionError
-from ..core.transition.make import criteria_ratios, make_transition
+from ..core.transition.make import make_transition, shows
 from ..ui.layout import draw_transition
 from . import common
 
@@ -100,7 +100,7 @@ class LOOPSMITH_OT_make_transition(bpy.types.Operator):
         store_points(settings, transition, source, target)
         settings.frame_a, settings.frame_b = transition.frame_a, transition.frame_b  # also for a switch to Manual
         show_distance(settings, transition, name)
-        visible = criteria_ratios(transition.metrics).max() > 1.0
+        visible = shows(transition.metrics)
         self.report({"WARNING"} if visible else {"INFO"},
                     f"Transition '{source.name}' frame {transition.frame_a} -> '{target.name}' frame {transition.frame_b} "
                     f"({transition.method.lower()}, {transition.length:.2f} s) into '{written.name}'{': VISIBLE' if visible else ''}: "

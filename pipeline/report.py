@@ -177,7 +177,7 @@ def grounding_notes(metrics):
     :data:`~..core.grounding.TOLERANCE`, else ``[]`` (entries of earlier runs may not measure it)."""
     floor = metrics.get("floor_offset", metrics.get("floor_offset_m", 0.0))
     pelvis = metrics.get("pelvis_offset", metrics.get("pelvis_offset_m", 0.0))
-    if max(floor, pelvis) <= grounding.TOLERANCE:
+    if not grounding.stands_off(floor, pelvis):
         return []
     return [f"OFF THE FLOOR: the feet leave the clips' floor by {floor:.2f} m, the pelvis their heights by {pelvis:.2f} m"]
 
@@ -745,8 +745,8 @@ def clips_title(entry):
 
 def composition_warnings(entry):
     """The notes of a composition worth a look (a junction that stays visible or fell back), or 'ok'."""
-    notes = [note for note in entry["composition"]["notes"] if "visible" in note or "fell back" in note or note.startswith("CHECK")]
-    return "; ".join(notes) or "ok"
+    notes = [note for note in entry["composition"]["notes"] if "visible" in note or "fell back" in note]
+    return "; ".join(notes + grounding_notes(entry["composition"]["numbers"])) or "ok"
 
 
 def _title(entry):

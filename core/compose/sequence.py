@@ -136,12 +136,12 @@ class Composition:
     @property
     def visible_junctions(self):
         """1-based numbers of the junctions that stay visible by any transition criterion (the body off the floor included)."""
-        return [k + 1 for k, t in enumerate(self.transitions) if make.criteria_ratios(t.metrics).max() > 1.0]
+        return [k + 1 for k, t in enumerate(self.transitions) if make.shows(t.metrics)]
 
     @property
     def grounded(self):
         """True when the body stays on the pieces' floor and at their heights throughout (see :mod:`..grounding`)."""
-        return max(self.numbers.get("floor_offset_m", 0.0), self.numbers.get("pelvis_offset_m", 0.0)) <= grounding.TOLERANCE
+        return not grounding.stands_off(self.numbers.get("floor_offset_m", 0.0), self.numbers.get("pelvis_offset_m", 0.0))
 
 
 @dataclass
@@ -479,7 +479,7 @@ def compose(pieces, junctions=None, loop=False, trim=False, align=True, lock_fee
                      f"{transition.method} {transition.length:g} s")
         if junction_made.note:
             notes.append(f"junction {k + 1}: {junction_made.note}")
-        if make.criteria_ratios(metrics).max() > 1.0:
+        if make.shows(metrics):
             notes.append(f"junction {k + 1} stays visible: {metrics.summary()}")
     last_piece = 0 if loop else len(pieces) - 1
     source_last = int(kept[0].frames[opening]) if loop else int(kept[-1].frames[-1])

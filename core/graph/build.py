@@ -428,6 +428,34 @@ def _left_out(layout, names, kept_clips, candidates, fps, tolerance=1.0):
     return left
 
 
+def _thresholds(sampled, sampled_a, sampled_b, count, threshold, percentile):
+    """(the library's threshold, each of ``count`` clips' own ``(C,)``, the rule in words): given, or the module's rule."""
+    if threshold is None:
+        if not len(sampled):
+            raise GraphError("the library has no two windows to compare: give the threshold")
+        threshold = float(np.percentile(sampled, percentile))
+        own = clip_thresholds(sampled, sampled_a, sampled_b, count, percentile, threshold)
+        return threshold, own, (f"per clip pair: the larger of its clips' percentile {percentile:g} of their sampled window distances, "
+                                f"at least the library's")
+    if not (np.isfinite(threshold) and threshold > 0):
+        raise GraphError(f"the threshold must be a positive number, got {threshold!r}")
+    return float(threshold), np.full(count, float(threshold)), "given"
+
+
+def _json_lists(nodes, edges, kept, inside, firsts, blend):
+    """The graph's ``nodes`` and ``edges`` as JSON-ready dicts: the ``kept`` nodes renumbered, the edges ``inside`` them sorted."""
+    renumber = np.cumsum(kept) - 1
+    graph_nodes = [{"id": int(renumber[v]), "clip": int(nodes[v, 0]), "frame": int(nodes[v, 1]) + firsts[nodes[v, 0]]}
+                   for v in np.flatnonzero(kept)]
+    order = np.flatnonzero(inside)
+    order = order[np.lexsort((edges["to"][order], edges["kind"][order], edges["from"][order]))]
+    graph_edges = [{"from": int(renumber[edges["from"][e]]), "to": int(renumber[edges["to"][e]]),
+                    "kind": "clip" if edges["kind"][e] == 0 else "transition",
+                    "cost": float(edges["cost"][e]), "frames": int(edges["frames"][e]),
+                    **({"blend": int(edges["blend"][e])} if edges["kind"][e] == 1 and edges["blend"][e] != blend else {})} for e in order]
+    return graph_nodes, graph_edges
+
+
 def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, progress=None,
                 blend_seconds=BLEND_SECONDS, percentile=THRESHOLD_PERCENTILE, workers=scan.WORKERS, map_blocks=None, tolerance=1.0):
     """The motion graph of a library of clips (one skeleton, one frame rate): see the module.
@@ -464,17 +492,7 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
     layout = _Layout([len(f) for f in library], starts, window, blend, hold, min_jump, fps)
 
     sampled, sampled_a, sampled_b = distance_statistics(left, right, layout, with_clips=True)
-    if threshold is None:
-        if not len(sampled):
-            raise GraphError("the library has no two windows to compare: give the threshold")
-        threshold = float(np.percentile(sampled, percentile))
-        own = clip_thresholds(sampled, sampled_a, sampled_b, len(clips), percentile, threshold)
-        rule = (f"per clip pair: the larger of its clips' percentile {percentile:g} of their sampled window distances, "
-                f"at least the library's")
-    elif not (np.isfinite(threshold) and threshold > 0):
-        raise GraphError(f"the threshold must be a positive number, got {threshold!r}")
-    else:
-        own, rule = np.full(len(clips), float(threshold)), "given"
+    threshold, own, rule = _thresholds(sampled, sampled_a, sampled_b, len(clips), threshold, percentile)
     if tolerance != 1.0:
         rule += f", times {tolerance:g}"
     pair = np.maximum(own[:, None], own[None, :]) * tolerance  # (C, C) each pair's threshold
@@ -487,7 +505,6 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
     nodes, edges = _assemble(layout, clip_a[under], index_a[under], clip_b[under], index_b[under], ratios[under])
 
     kept = _largest_component(nodes, edges)
-    renumber = np.cumsum(kept) - 1
     inside = kept[edges["from"]] & kept[edges["to"]] if len(nodes) else np.zeros(0, dtype=bool)
     firsts = [int(clip.frames[0]) for clip in clips]
     valid_windows = sum(max(n - window + 1, 0) for n in layout.lengths)
@@ -512,14 +529,7 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
     })
     if not kept.any():
         raise GraphError(f"no transition between the clips is under the threshold {threshold:.3g} ({rule}): give a higher --tolerance")
-    graph_nodes = [{"id": int(renumber[v]), "clip": int(nodes[v, 0]), "frame": int(nodes[v, 1]) + firsts[nodes[v, 0]]}
-                   for v in np.flatnonzero(kept)]
-    order = np.flatnonzero(inside)
-    order = order[np.lexsort((edges["to"][order], edges["kind"][order], edges["from"][order]))]
-    graph_edges = [{"from": int(renumber[edges["from"][e]]), "to": int(renumber[edges["to"][e]]),
-                    "kind": "clip" if edges["kind"][e] == 0 else "transition",
-                    "cost": float(edges["cost"][e]), "frames": int(edges["frames"][e]),
-                    **({"blend": int(edges["blend"][e])} if edges["kind"][e] == 1 and edges["blend"][e] != blend else {})} for e in order]
+    graph_nodes, graph_edges = _json_lists(nodes, edges, kept, inside, firsts, blend)
     settings = {"fps": fps, "window_frames": window, "separation_frames": separation, "blend_frames": blend, "hold_frames": hold,
                 "min_jump_frames": min_jump, "joints": joint_names}
     return MotionGraph(

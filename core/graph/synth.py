@@ -17,7 +17,7 @@ import numpy as np
 
 from ..compose.sequence import Composition, Junction, Piece, Segment, compose
 from ..errors import GraphError
-from ..transition.make import criteria_ratios
+from ..transition.make import shows
 from .build import MotionGraph, strongly_connected
 
 MIN_DWELL_SECONDS = 1.0  # path_via plays at least this much of each target clip it reaches
@@ -264,7 +264,7 @@ def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None
 
     The graph's costs are pose distances; how a transition looks is known
     once rendered. A transition that fails the transition engine's criteria
-    (:func:`..transition.make.criteria_ratios`: visibility 1.0, root speed
+    (:func:`..transition.make.criteria_ratios`: visibility 1.01, root speed
     jump and heading rate within the clips' own, toe skating 1.5x) is taken
     out of the graph and the walk drawn again with the same seed, up to
     ``attempts`` walks; the composition's notes say how many were left out.
@@ -276,7 +276,7 @@ def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None
         path = path_via(graph, list(via), seconds, seed) if via else random_walk(graph, seconds, seed)
         composed = render(graph, clips, path, method, length)
         used = [edge["index"] for edge in path if edge["kind"] == "transition"]
-        visible = {index for index, made in zip(used, composed.transitions) if criteria_ratios(made.metrics).max() > 1.0}
+        visible = {index for index, made in zip(used, composed.transitions) if shows(made.metrics)}
         if not visible:
             note = (f"{dropped} transitions of the graph showed when rendered and were left out",) if dropped else ()
             return dataclasses.replace(composed, notes=composed.notes + note)

@@ -110,6 +110,7 @@ def _heads_where_b_has_them(clip, heads, floating):
     """
     tolerance = 1e-9 * max(1.0, float(np.abs(clip.rest[:, :3, 3]).max()))
     location = clip.location.copy()
+    relative = kinematics.rest_relative(clip.parents, clip.rest)
     for _ in range(clip.num_bones):
         pose = kinematics.forward_kinematics(clip.parents, clip.rest, location, clip.rotation, clip.scale)
         off = floating & (np.abs(pose[..., :3, 3] - heads).max(axis=(0, 2)) > tolerance)
@@ -117,9 +118,8 @@ def _heads_where_b_has_them(clip, heads, floating):
         if not off.any():
             break
         bones = np.flatnonzero(off)
-        relative = kinematics.rest_relative(clip.parents, clip.rest)[bones]
         parents = clip.parents[bones]
-        space = np.where((parents >= 0)[None, :, None, None], pose[:, np.maximum(parents, 0)] @ relative, relative)
+        space = np.where((parents >= 0)[None, :, None, None], pose[:, np.maximum(parents, 0)] @ relative[bones], relative[bones])
         inverse = kinematics.affine_inverse(space)
         location[:, bones] = np.einsum("fbij,fbj->fbi", inverse[..., :3, :3], heads[:, bones]) + inverse[..., :3, 3]
     return clip.with_channels(location=location)

@@ -71,6 +71,11 @@ def criteria_ratios(metrics):
                      max(metrics.floor_offset, metrics.pelvis_offset) / grounding.TOLERANCE])
 
 
+def shows(metrics):
+    """True when a transition fails any criterion of :func:`criteria_ratios` (the body off its clips' floor included)."""
+    return bool(criteria_ratios(metrics).max() > 1.0)
+
+
 def _rank(metrics):
     """Lower is better: blends that meet every criterion first, then the worst criterion decides, the others break near ties."""
     ratios = criteria_ratios(metrics)
@@ -185,7 +190,7 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
         result = blend.transition(clip_a, index_a, clip_b, index_b, seconds, chosen, pairs=pairs, lock_feet=lock_feet, align_b=align)
         metrics = measure.transition_metrics(result, clip_a, clip_b, made_from=given)
     else:
-        body = grounding.of_clip(result.clip, measure.clip_positions(result.clip, result.clip.bone_names), given)
+        body = grounding.of_clip(result.clip, None, given)
         metrics = replace(metrics, floor_offset=body.floor_offset, pelvis_offset=body.pelvis_offset)
     region_map = distance.distance_map(fa[a0:a1 + window], fb[b0:b1 + window], window)
     number_a, number_b = int(clip_a.frames[0]), int(clip_b.frames[0])  # frame numbers of the clips' first frames

@@ -36,7 +36,7 @@ class TransitionMetrics:
     @property
     def grounded(self):
         """True when the body stays on the clips' floor and at their height (within :data:`..grounding.TOLERANCE`)."""
-        return max(self.floor_offset, self.pelvis_offset) <= grounding.TOLERANCE
+        return not grounding.stands_off(self.floor_offset, self.pelvis_offset)
 
 
 def run_reference(positions, dt, run):
