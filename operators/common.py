@@ -43,6 +43,14 @@ def matching_action(name, obj, missing):
     return action
 
 
+def action_clip(obj, action):
+    """The clip of ``action`` for ``obj``: read on the armature in the file that plays it (its own rest, which the core
+    re-expresses on ``obj``'s exactly), else as it would play on ``obj``."""
+    owner = next((other for other in bpy.data.objects if other is not obj and other.type == "ARMATURE"
+                  and other.animation_data is not None and other.animation_data.action == action), obj)
+    return clip_io.read_clip(owner, action=action)
+
+
 def keep_action(obj):
     """Give the armature's current action a fake user before an operator puts another in its place: it stays in the file."""
     action = obj.animation_data.action if obj.animation_data else None

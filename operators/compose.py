@@ -17,10 +17,10 @@ from . import common
 
 
 def _entry_piece(obj, entry, number):
-    """A Sequence entry as the core's piece: its action as it plays on ``obj``, its range (``number``: its 1-based place, for messages)."""
+    """A Sequence entry as the core's piece: its action (see :func:`.common.action_clip`), its range (``number``: its 1-based place, for messages)."""
     if entry.action is None:
         raise ClipError(f"Sequence entry {number} has no action: choose one or remove the entry")
-    clip = clip_io.read_clip(obj, action=common.matching_action(entry.action.name, obj, ""))
+    clip = common.action_clip(obj, common.matching_action(entry.action.name, obj, ""))
     first, last = (entry.frame_start, entry.frame_end) if entry.use_range else (None, None)
     return sequence.Piece(clip, first, last, name=entry.action.name)
 

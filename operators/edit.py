@@ -125,8 +125,8 @@ class LOOPSMITH_OT_freeze_bone(EditOperator, bpy.types.Operator):
 
 
 def _other_clip(name, obj, operation):
-    """The clip of the action called ``name``, as it would play on ``obj`` (``operation``: what it is for, for the message)."""
-    return clip_io.read_clip(obj, action=common.matching_action(name, obj, f"choose the other action to {operation}"))
+    """The clip of the action called ``name`` (see :func:`.common.action_clip`; ``operation``: what it is for, for the message)."""
+    return common.action_clip(obj, common.matching_action(name, obj, f"choose the other action to {operation}"))
 
 
 class LOOPSMITH_OT_splice(EditOperator, bpy.types.Operator):

@@ -43,7 +43,7 @@ class LOOPSMITH_OT_build_graph(bpy.types.Operator):
         obj = context.active_object
         actions = matching_actions(obj)
         try:
-            clips = [clip_io.read_clip(obj, action=action) for action in actions]
+            clips = [common.action_clip(obj, action) for action in actions]
             graph = motion_graph.build_graph(clips, [action.name for action in actions], threshold=self.graph_threshold or None)
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
@@ -60,7 +60,7 @@ class LOOPSMITH_OT_build_graph(bpy.types.Operator):
 
 
 def _graph_and_clips(obj):
-    """The file's motion graph and its clips as they play on ``obj``; ClipError if it is missing or an action changed since."""
+    """The file's motion graph and its clips (see :func:`.common.action_clip`); ClipError if it is missing or an action changed since."""
     text = bpy.data.texts.get(properties.GRAPH_TEXT)
     if text is None:
         raise ClipError("no motion graph in this file: Build Graph first")
@@ -73,7 +73,7 @@ def _graph_and_clips(obj):
         action = bpy.data.actions.get(entry["name"])
         if action is None:
             raise ClipError(f"the motion graph's action '{entry['name']}' is no longer in the file: Build Graph again")
-        clip = clip_io.read_clip(obj, action=common.matching_action(action.name, obj, ""))
+        clip = common.action_clip(obj, common.matching_action(action.name, obj, ""))
         if entry.get("sha256") and clip_checksum(clip) != entry["sha256"]:
             raise ClipError(f"action '{action.name}' has changed since the motion graph was built: Build Graph again")
         clips.append(clip)

@@ -83,7 +83,7 @@ class LOOPSMITH_OT_make_transition(bpy.types.Operator):
                 self.point_mode = "MANUAL"
             with common.progress(context, 3) as step:
                 clip_a = clip_io.read_clip(obj, action=source)
-                clip_b = clip_io.read_clip(obj, action=target)
+                clip_b = common.action_clip(obj, target)
                 step()
                 transition = make_transition(
                     clip_a, clip_b, at=(self.frame_a, self.frame_b) if self.point_mode == "MANUAL" else "auto",

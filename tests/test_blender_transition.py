@@ -5,7 +5,7 @@ import importlib
 import numpy as np
 import pytest
 
-from helpers import RecordingLayout, fcurve_snapshot, import_bvh
+from helpers import RecordingLayout, evaluated_pose, fcurve_snapshot, import_bvh
 
 pytestmark = pytest.mark.blender
 bpy = pytest.importorskip("bpy")
@@ -278,3 +278,22 @@ def test_the_picture_is_saved_with_the_file(loopsmith, walk_and_run, tmp_path):
     bpy.ops.wm.open_mainfile(filepath=path)
     image = bpy.data.images[name]
     assert tuple(image.size) == size and _picture(image)[..., 0].max() > 0.9
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("source, target", [("dataset-1_walk-back_masculinity_001.bvh", "../bandai-actions/dataset-1_walk_happy_001.bvh"),
+                                            ("../bandai-actions/dataset-1_walk_happy_001.bvh", "dataset-1_walk-back_masculinity_001.bvh")])
+def test_a_transition_into_another_takes_rest_keeps_the_body_on_the_floor(loopsmith, blank, mocap_dir, source, target):
+    """The target's action is read on its own armature (its pelvis's rest offset holds where the take starts) and the
+    result, played by Blender, stands on the floor at the pelvis's height on every frame."""
+    other = import_bvh(mocap_dir / target)
+    obj = import_bvh(mocap_dir / source)
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.loopsmith.make_transition(target_action=other.animation_data.action.name) == {"FINISHED"}
+    start, end = (int(frame) for frame in obj.animation_data.action.frame_range)
+    pose = evaluated_pose(obj, range(start, end + 1, 3))
+    names = [bone.name for bone in obj.pose.bones]
+    lowest = pose[:, [names.index("Toes_L"), names.index("Toes_R")], 2, 3].min(axis=1)  # metres, Z up
+    hips = pose[:, names.index("Hips"), 2, 3]
+    assert lowest.max() < 0.2 and lowest.min() > -0.05, (lowest.min(), lowest.max())
+    assert 0.7 < hips.min() and hips.max() < 1.1, (hips.min(), hips.max())
