@@ -36,6 +36,10 @@ def on_skeleton(clip_b, clip_a):
     moving = [name for name in missing if not still(clip_a, clip_a.bone_index(name))]
     if moving:
         raise TransitionError(f"clip B has no bone named {', '.join(repr(name) for name in moving[:5])} (bones are matched by name)")
+    if (clip_b.bone_names == clip_a.bone_names and np.array_equal(clip_b.parents, clip_a.parents)
+            and np.array_equal(clip_b.rest, clip_a.rest)):  # one skeleton (two actions of one armature): B's channels as they are
+        return clip_a.with_channels(frames=clip_b.frames.copy(), location=clip_b.location.copy(), rotation=clip_b.rotation.copy(),
+                                    scale=clip_b.scale.copy())
     order = np.array([clip_b.bone_names.index(name) if name in clip_b.bone_names else -1 for name in clip_a.bone_names])
     kept = order < 0
     pose_b = kinematics.clip_forward_kinematics(clip_b)[:, np.maximum(order, 0)]  # (F, A's bones, 4, 4)
