@@ -114,9 +114,9 @@ def of_clip(clip, positions, sources) -> Grounding:
     their joint positions on ``clip``'s bones.
     """
     feet, pelvis = legs(clip.bone_names, clip.parents, positions)
-    if not len(feet):  # no bone is named like a foot: the lowest joints of the posed clip
-        positions = kinematics.clip_joint_positions(clip)
-        feet, pelvis = legs(clip.bone_names, clip.parents, positions)
+    if not len(feet):  # no bone is named like a foot: the lowest joints on frames spread over the clip
+        sample = clip.take_frames(np.unique(np.linspace(0, clip.num_frames - 1, 100).astype(int)))
+        feet, pelvis = legs(clip.bone_names, clip.parents, kinematics.clip_joint_positions(sample))
     given = [set(s.bone_names) for s in sources if not isinstance(s, np.ndarray)]
     feet = np.array([f for f in feet if all(clip.bone_names[f] in names for names in given)] or feet)  # an importer's end bones
     names = [clip.bone_names[f] for f in feet], clip.bone_names[pelvis]
