@@ -63,9 +63,16 @@ def _skating_rows(positions, bone_names, dt):
     return skating(planted, detect_contacts(planted, dt))
 
 
+def _named_feet(clip):
+    """The feet found by name, for posing only their chains; None (pose every bone) when no bone is named like one."""
+    named = foot_joints(clip.bone_names)
+    return named if len(named) else None
+
+
 def median_skating(clip):
     """Median horizontal slide per foot contact inside a clip (its own baseline)."""
-    rows = _skating_rows(kinematics.clip_joint_positions(clip), clip.bone_names, clip.dt)
+    positions = kinematics.clip_forward_kinematics(clip, _named_feet(clip))[..., :3, 3]
+    rows = _skating_rows(positions, clip.bone_names, clip.dt)
     return float(np.median(rows[:, 3])) if len(rows) else 0.0
 
 
@@ -75,7 +82,7 @@ def seam_skating(loop_clip, travel_root=None, window=0.3):
     Measured over two cycles played one after the other (travel accumulated),
     so a contact that spans the wrap is seen whole.
     """
-    positions = metrics.chained_positions(loop_clip, travel_root, cycles=2)
+    positions = metrics.chained_positions(loop_clip, travel_root, cycles=2, bones=_named_feet(loop_clip))
     rows = _skating_rows(positions, loop_clip.bone_names, loop_clip.dt)
     seam = loop_clip.num_frames - 1
     reach = window / loop_clip.dt

@@ -4,7 +4,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import footlock, grounding, quat, root as root_motion, stitch
+from . import contacts, footlock, grounding, quat, root as root_motion, stitch
 from .clip import Clip
 from .errors import LoopError
 from .metrics import SeamMetrics, clip_baseline, seam_metrics
@@ -14,6 +14,10 @@ LOOP_MODES = ("CLAMP", "WRAP")
 REPEAT_TOLERANCE = 1e-4
 #: AUTO: seam visibilities (and then velocity jump ratios) this close count as equal.
 AUTO_TIE = 0.01
+#: AUTO passes over a loop whose feet slide at the seam more than this times the take's median contact ...
+SEAM_SKATING_LIMIT = 1.5
+#: ... for one whose feet do not, seen at most this much more (seam visibility): a difference no one sees.
+SKATING_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,8 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
         made.append((candidate, looped, seam_metrics(looped, travel_root, reference)))
     if not made:
         raise failure
-    chosen, looped, after = made[kept_trial([seam for *_, seam in made])]
+    skates = _skating_beyond_the_take(clip, [looped for _, looped, _ in made], travel_root) if len(made) > 1 else None
+    chosen, looped, after = made[kept_trial([seam for *_, seam in made], skates)]
     tried = tuple(MethodTrial(candidate.method, seam) for candidate, _, seam in made) if params.method == "AUTO" else ()
     body = grounding.of_clip(looped, None, (segment,))
     if loop_mode == "WRAP":
@@ -130,13 +135,26 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried)
 
 
-def kept_trial(seams):
+def _skating_beyond_the_take(clip, loops, travel_root):
+    """Per loop: whether its feet slide at the seam more than :data:`SEAM_SKATING_LIMIT` times the take's contacts do."""
+    own = contacts.median_skating(clip)
+    return [contacts.seam_skating(looped, travel_root) > SEAM_SKATING_LIMIT * own + 1e-3 for looped in loops]
+
+
+def kept_trial(seams, skates=None):
     """Index of the loop AUTO keeps among ``seams`` (:class:`SeamMetrics`, simplest method first).
 
-    The least visible; among those within :data:`AUTO_TIE` of it, the least
-    velocity jump over the clip's own; among those within AUTO_TIE of that, the first.
+    skates: per loop, whether its feet slide at the seam beyond the take's
+    own; within :data:`SKATING_MARGIN` of the least visible (and no more
+    visible than an ordinary frame when it is not), those that do not are
+    kept first. Then the least visible; among those within
+    :data:`AUTO_TIE` of it, the least velocity jump over the clip's own;
+    among those within AUTO_TIE of that, the first.
     """
-    kept = list(range(len(seams)))
+    least = min(seam.visibility for seam in seams)
+    reach = least + SKATING_MARGIN if least > 1.0 else min(least + SKATING_MARGIN, 1.0)  # never past an ordinary frame for it
+    near = [index for index in range(len(seams)) if seams[index].visibility <= reach]
+    kept = [index for index in near if not (skates and skates[index])] or list(range(len(seams)))
     for number in (lambda seam: seam.visibility, lambda seam: seam.velocity_jump_ratio):
         least = min(number(seams[index]) for index in kept)
         kept = [index for index in kept if number(seams[index]) <= least + AUTO_TIE]

@@ -58,13 +58,14 @@ def descendants(parents, bone):
     return mask
 
 
-def chained_positions(clip, travel_root=None, cycles=2):
+def chained_positions(clip, travel_root=None, cycles=2, bones=None):
     """Joint positions ``(cycles * (n-1) + 1, B, 3)`` of the loop played ``cycles`` times.
 
     Each cycle starts where the previous one ended: the travelling root and
     the bones below it are carried by :func:`chain`; bones above it stay.
+    bones: pose only these and the bones above them (the others stay zero).
     """
-    p = kinematics.clip_joint_positions(clip)
+    p = kinematics.clip_forward_kinematics(clip, bones)[..., :3, 3]
     parts = [p]
     if travel_root is not None:
         moving = descendants(clip.parents, travel_root)

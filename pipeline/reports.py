@@ -14,7 +14,7 @@ import sys
 import time
 
 from ..core.errors import LoopsmithError
-from ..core.transition.make import MAX_VISIBILITY
+from ..core.transition.make import SEEN_VISIBILITY
 from . import interrupts, outputs, report
 from .inputs import real
 from .options import json_values
@@ -77,7 +77,7 @@ def _grade_note(entry):
 
 
 def _transition_note(metrics):
-    visible = [f"visibility {metrics['visibility']:.2f}"] if metrics["visibility"] > MAX_VISIBILITY else []
+    visible = [f"visibility {metrics['visibility']:.2f}"] if metrics["visibility"] > SEEN_VISIBILITY else []
     if metrics["root_speed_jump"] > metrics["clips_root_speed_jump"]:
         visible.append("root speed jumps beyond the clips' own")
     notes = ["VISIBLE: " + ", ".join(visible) + "; try --length or --at"] if visible else []

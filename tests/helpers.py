@@ -4,6 +4,7 @@ import importlib
 import importlib.util
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import types
@@ -199,6 +200,12 @@ def checkout_module(name):
         sys.modules["loopsmith"] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(sys.modules["loopsmith"])
     return importlib.import_module(f"loopsmith.{name}")
+
+
+def interruptible():
+    """preexec_fn: the child hears Ctrl-C (SIGINT) with Python's default handler, even when the tests run in a background job,
+    whose shell starts every child with SIGINT ignored (and Python then leaves it ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_loopsmith(*args, cwd=None, env_extra=None, preexec_fn=None, timeout=600):

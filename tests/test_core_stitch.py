@@ -170,6 +170,9 @@ def test_auto_ties_go_to_the_smaller_velocity_jump_then_the_simpler_method():
     assert kept_trial([seam(0.60, 0.5), seam(0.605, 0.2), seam(0.5, 0.9)]) == 2  # clearly least visible
     assert kept_trial([seam(0.60, 0.5), seam(0.605, 0.2), seam(0.7, 0.1)]) == 1  # a tie: the smaller jump
     assert kept_trial([seam(0.60, 0.2), seam(0.60, 0.205)]) == 0  # a tie on both: the first
+    assert kept_trial([seam(0.50, 0.9), seam(0.54, 0.5)], [True, False]) == 1  # the least visible skates at the seam: one as good
+    assert kept_trial([seam(0.50, 0.9), seam(0.60, 0.5)], [True, False]) == 0  # ... but not one seen more
+    assert kept_trial([seam(0.50, 0.9), seam(0.54, 0.5)], [True, True]) == 0  # every one does: the least visible
 
 
 def _turning(walk, degrees_per_second):

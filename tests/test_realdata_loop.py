@@ -92,8 +92,10 @@ def test_euler_bones_are_written_back_continuous(loopsmith, gait):
 
 @pytest.mark.parametrize("gait", sorted(WALKS), indirect=True)
 def test_feet_do_not_skate_at_the_seam(loopsmith, gait):
+    """Cubic with Lock Feet. Best Measured may keep a method whose feet slide more where it alone plays no more visibly
+    than an ordinary frame (walk-right's two cycles: Crossfade 0.69 at 0.078 m/s, Cubic 1.07 at 0.049 m/s)."""
     obj, source, start, end = gait
-    result = _make_loop(obj, start, end)
+    result = _make_loop(obj, start, end, method="CUBIC")
     clip, root = _written(loopsmith, obj, result)
     own = loopsmith.core.contacts.median_skating(source)
     at_seam = loopsmith.core.contacts.seam_skating(clip, root)
@@ -104,8 +106,8 @@ def test_feet_do_not_skate_at_the_seam(loopsmith, gait):
 def test_lock_feet_is_what_keeps_the_seam_from_skating(loopsmith, gait):
     obj, source, start, end = gait
     skating, legs = {}, {}
-    for lock in (True, False):
-        result = _make_loop(obj, start, end, lock_feet=lock)
+    for lock in (True, False):  # one method both times: Best Measured may keep another method without the lock
+        result = _make_loop(obj, start, end, lock_feet=lock, method="CUBIC")
         clip, root = _written(loopsmith, obj, result)
         skating[lock] = loopsmith.core.contacts.seam_skating(clip, root)
         legs[lock] = clip.rotation[:, [clip.bone_index(name) for name in ("UpperLeg_L", "LowerLeg_L", "UpperLeg_R", "LowerLeg_R")]]

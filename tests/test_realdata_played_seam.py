@@ -121,7 +121,8 @@ def test_default_loop_plays_as_the_least_visible_method(loopsmith, blank, gait_p
         loopsmith.bridge.clip_io.write_loop(obj, made, source)
         single[method] = played_visibility(loopsmith, obj, cut, start, end)
     numbers = ", ".join(f"{method} {value:.3f}" for method, value in single.items())
-    assert default <= min(single.values()) + ROUNDING, f"{gait_path.name} {start}-{end}: default {default:.3f} ({stored.method}); {numbers}"
+    margin = ROUNDING + loopsmith.core.loop.SKATING_MARGIN  # a method as good to the eye whose feet do not slide may be kept
+    assert default <= min(single.values()) + margin, f"{gait_path.name} {start}-{end}: default {default:.3f} ({stored.method}); {numbers}"
     if min(single.values()) <= 1.0:
         assert default <= 1.0, f"{gait_path.name} {start}-{end}: default {default:.3f}; {numbers}"
     assert stored.method in stored.methods_tried and stored.methods_tried.count(",") == len(single) - 2

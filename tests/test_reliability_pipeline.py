@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from core import bvh
-from helpers import bvh_in_units, bvh_z_up, run_loopsmith
+from helpers import bvh_in_units, bvh_z_up, interruptible, run_loopsmith
 
 pytestmark = pytest.mark.blender
 
@@ -201,7 +201,8 @@ def test_ctrl_c_stops_the_whole_run_cleanly(mocap_dir, tmp_path, number):
         _copy(mocap_dir, (WALK, RUN)[index % 2], tmp_path / "clips" / f"clip{index}.bvh")
     out = tmp_path / "out"
     process = subprocess.Popen([sys.executable, "-m", "loopsmith", "make-loop", str(tmp_path / "clips"), "-o", str(out), "--jobs", "2",
-                                "--format", "bvh", "blend", "fbx", "glb"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                "--format", "bvh", "blend", "fbx", "glb"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=interruptible)
     deadline = time.monotonic() + 60
     while not list(out.glob("*_loop.*")) and time.monotonic() < deadline:  # well into the run: a file done
         time.sleep(0.05)
@@ -247,7 +248,7 @@ def test_a_stop_that_blender_swallows_still_stops_the_run(mocap_dir, tmp_path):
     driver.write_text(_STOP_IN_A_BLENDER_HANDLER)
     out = tmp_path / "out"
     result = subprocess.run([sys.executable, str(driver), "make-loop", str(tmp_path / "clips"), "-o", str(out), "--range", "10", "40",
-                             "--format", "bvh", "blend", "--quiet"], capture_output=True, text=True, timeout=120)
+                             "--format", "bvh", "blend", "--quiet"], capture_output=True, text=True, timeout=120, preexec_fn=interruptible)
     assert result.returncode == 130, result.stdout + result.stderr
     assert "interrupted" in result.stdout and not _partials(out)
     assert len(_entries(out)) < 3
@@ -257,7 +258,7 @@ def test_a_stop_that_blender_swallows_still_stops_the_run(mocap_dir, tmp_path):
 @pytest.mark.parametrize("delay", [0.15, 0.4])  # from the moment the command runs; the interpreter starts in ~0.05 s
 def test_ctrl_c_in_the_first_moments_exits_cleanly(mocap_dir, tmp_path, delay):
     process = subprocess.Popen([sys.executable, "-m", "loopsmith", "make-loop", str(mocap_dir / WALK), "-o", str(tmp_path / "out")],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible)
     time.sleep(delay)
     process.send_signal(signal.SIGINT)
     _, errors = process.communicate(timeout=30)

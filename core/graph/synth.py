@@ -263,9 +263,9 @@ def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None
     """``seconds`` of new motion from the graph: a random walk (``seed``), or a path through the clips ``via`` names, rendered.
 
     The graph's costs are pose distances; how a transition looks is known
-    once rendered. A transition that fails the transition engine's criteria
-    (:func:`..transition.make.criteria_ratios`: visibility 1.01, root speed
-    jump and heading rate within the clips' own, toe skating 1.5x) is taken
+    once rendered. A transition that shows (:func:`..transition.make.shows`:
+    visibility above 1.01, a root speed jump or heading rate beyond the
+    clips' own, toe skating over 1.5x, the body off their floor) is taken
     out of the graph and the walk drawn again with the same seed, up to
     ``attempts`` walks; the composition's notes say how many were left out.
     Returns the :class:`..compose.sequence.Composition`; GraphError

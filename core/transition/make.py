@@ -27,7 +27,9 @@ GOOD_ENOUGH = 0.9  # once a point's best blend is this far inside every criterio
 SEARCH_CONTEXT_SECONDS = 10.0  # of each clip around its points that the search blends and measures (long clips are not blended whole per try)
 PICTURE_SIZE = 256  # the distance picture's largest side, in cells
 # The criteria each metric is held to, as the largest ratio to its yardstick that passes.
-MAX_VISIBILITY = 1.01  # no more visible than the clips' own motion (to rounding: many blends measure exactly 1)
+MAX_VISIBILITY = 1.2  # the search's yardstick: a point whose best blend stays within every criterion ends the search
+#: Above this a transition shows: more visible than the clips' own motion (to rounding: many blends measure exactly 1).
+SEEN_VISIBILITY = 1.01
 MAX_SKATING_RATIO = 1.5
 
 
@@ -72,8 +74,9 @@ def criteria_ratios(metrics):
 
 
 def shows(metrics):
-    """True when a transition fails any criterion of :func:`criteria_ratios` (the body off its clips' floor included)."""
-    return bool(criteria_ratios(metrics).max() > 1.0)
+    """True when a transition is more visible than the clips' own motion (:data:`SEEN_VISIBILITY`) or fails any other
+    criterion of :func:`criteria_ratios` (the body off its clips' floor included)."""
+    return bool(metrics.visibility > SEEN_VISIBILITY or criteria_ratios(metrics).max() > 1.0)
 
 
 def _rank(metrics):
