@@ -16,7 +16,7 @@ import zlib
 
 import numpy as np
 
-from ..core import detect, grounding, preview
+from ..core import grounding, preview
 from ..core.engine import profiles
 
 _CURVE_POINTS = 400  # the detection curve is thinned to this many points in the report
@@ -731,8 +731,8 @@ def _method_facts(entry):
     if "methods_tried" not in entry:
         return f" Method: {entry['method'].lower()}." if entry.get("method") else ""
     tried = "; ".join(f"{t['method'].lower()} {t['visibility']:.2f}, {t['max_velocity_jump_m_per_s']:.2f} m/s" for t in entry["methods_tried"])
-    return (f" Method: {entry['method_chosen'].lower()}, the least visible of those made (seam visibility as played, velocity jump: "
-            f"{tried}).")
+    return (f" Method: {entry['method_chosen'].lower()}, the least visible of those made, short of one whose feet slide at the seam "
+            f"(seam visibility as played, velocity jump: {tried}).")
 
 
 def clips_title(entry):
