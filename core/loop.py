@@ -123,13 +123,12 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
             failure = error
             continue
         looped = _close(clip, segment, first, candidate, travel_root, root_blend, lock_feet)
-        made.append((candidate, looped, seam_metrics(looped, travel_root, reference)))
+        made.append((candidate, looped, seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (segment,))))
     if not made:
         raise failure
-    skates = _skating_beyond_the_take(clip, [looped for _, looped, _ in made], travel_root) if len(made) > 1 else None
-    chosen, looped, after = made[kept_trial([seam for *_, seam in made], skates)]
-    tried = tuple(MethodTrial(candidate.method, seam) for candidate, _, seam in made) if params.method == "AUTO" else ()
-    body = grounding.of_clip(looped, None, (segment,))
+    skates = _skating_beyond_the_take(clip, [looped for _, looped, *_ in made], travel_root) if len(made) > 1 else None
+    chosen, looped, after, body = made[kept_trial([seam for _, _, seam, _ in made], skates, [body.off for *_, body in made])]
+    tried = tuple(MethodTrial(candidate.method, seam) for candidate, _, seam, _ in made) if params.method == "AUTO" else ()
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)
     return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried)
@@ -141,24 +140,35 @@ def _skating_beyond_the_take(clip, loops, travel_root):
     return [contacts.seam_skating(looped, travel_root) > SEAM_SKATING_LIMIT * own + 1e-3 for looped in loops]
 
 
-def kept_trial(seams, skates=None):
+def kept_trial(seams, skates=None, off=None):
     """Index of the loop AUTO keeps among ``seams`` (:class:`SeamMetrics`, simplest method first).
 
-    skates: per loop, whether its feet slide at the seam beyond the take's
-    own; within :data:`SKATING_MARGIN` of the least visible (and no more
-    visible than an ordinary frame when it is not), those that do not are
-    kept first. Then the least visible; among those within
-    :data:`AUTO_TIE` of it, the least velocity jump over the clip's own;
-    among those within AUTO_TIE of that, the first.
+    off: per loop, whether its body leaves the cut's floor or heights (see
+    :mod:`.grounding`); one that does gives way to any that does not and
+    plays no more visibly than an ordinary frame (or within
+    :data:`SKATING_MARGIN` of the least visible, when none does). skates:
+    per loop, whether its feet slide at the seam beyond the take's own; of
+    those left, within SKATING_MARGIN of the least visible (never past an
+    ordinary frame for it), those that do not are kept first. Then the
+    least visible; among those within :data:`AUTO_TIE` of it, the least
+    velocity jump over the clip's own; among those within AUTO_TIE of that, the first.
     """
-    least = min(seam.visibility for seam in seams)
-    reach = least + SKATING_MARGIN if least > 1.0 else min(least + SKATING_MARGIN, 1.0)  # never past an ordinary frame for it
-    near = [index for index in range(len(seams)) if seams[index].visibility <= reach]
-    kept = [index for index in near if not (skates and skates[index])] or list(range(len(seams)))
+    kept = list(range(len(seams)))
+    for blemished, ordinary in ((off, True), (skates, False)):
+        kept = _unblemished(seams, kept, blemished, ordinary) if blemished else kept
     for number in (lambda seam: seam.visibility, lambda seam: seam.velocity_jump_ratio):
         least = min(number(seams[index]) for index in kept)
         kept = [index for index in kept if number(seams[index]) <= least + AUTO_TIE]
     return kept[0]
+
+
+def _unblemished(seams, kept, blemished, ordinary):
+    """The loops of ``kept`` without a ``blemished`` mark that are as good to the eye as the least visible: within
+    :data:`SKATING_MARGIN` of it, never past an ordinary frame when it is not (``ordinary``: any up to an ordinary frame
+    counts); ``kept`` when there are none."""
+    least = min(seams[index].visibility for index in kept)
+    reach = least + SKATING_MARGIN if least > 1.0 else max(min(least + SKATING_MARGIN, 1.0), 1.0 if ordinary else 0.0)
+    return [index for index in kept if not blemished[index] and seams[index].visibility <= reach] or kept
 
 
 def methods_text(result):

@@ -173,6 +173,8 @@ def test_auto_ties_go_to_the_smaller_velocity_jump_then_the_simpler_method():
     assert kept_trial([seam(0.50, 0.9), seam(0.54, 0.5)], [True, False]) == 1  # the least visible skates at the seam: one as good
     assert kept_trial([seam(0.50, 0.9), seam(0.60, 0.5)], [True, False]) == 0  # ... but not one seen more
     assert kept_trial([seam(0.50, 0.9), seam(0.54, 0.5)], [True, True]) == 0  # every one does: the least visible
+    assert kept_trial([seam(0.60, 0.5), seam(0.65, 0.5), seam(0.9, 0.5)], None, [True, True, False]) == 2  # the body off the floor:
+    assert kept_trial([seam(0.60, 0.5), seam(1.2, 0.5)], None, [True, False]) == 0  # any on it up to an ordinary frame
 
 
 def _turning(walk, degrees_per_second):
