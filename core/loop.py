@@ -14,6 +14,8 @@ LOOP_MODES = ("CLAMP", "WRAP")
 REPEAT_TOLERANCE = 1e-4
 #: AUTO: seam visibilities (and then velocity jump ratios) this close count as equal.
 AUTO_TIE = 0.01
+#: AUTO ranks a loop longer than four times this (seconds, or three times its longest blend) on this much of each end.
+ENDS_SECONDS = 3.0
 #: AUTO passes over a loop whose feet slide at the seam more than this times the take's median contact ...
 SEAM_SKATING_LIMIT = 1.5
 #: ... for one whose feet do not, seen at most this much more (seam visibility): a difference no one sees.
@@ -115,23 +117,41 @@ def make_loop(clip, frame_start, frame_end, params=None, root_mode="AUTO", root_
     # its travel, so "before" measures the cut in the motion and not the walk back to the start.
     before = seam_metrics(segment, moving_root if mode != "IN_PLACE" else None, reference)
 
+    candidates = params.candidates()
+    trial = _ends(segment, params, root_blend) if len(candidates) > 1 else segment
     made, failure = [], None
-    for candidate in params.candidates():  # one, or each AUTO method: a vectorized pass each
+    for candidate in candidates:  # one, or each AUTO method: a vectorized pass each
         try:
             candidate.check(segment.num_frames, clip.dt)
         except LoopError as error:  # AUTO: this method's own default timings do not fit the range; the next may
             failure = error
             continue
-        looped = _close(clip, segment, first, candidate, travel_root, root_blend, lock_feet)
-        made.append((candidate, looped, seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (segment,))))
+        looped = _close(clip, trial, first, candidate, travel_root, root_blend, lock_feet)
+        made.append((candidate, looped, seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (trial,))))
     if not made:
         raise failure
-    skates = _skating_beyond_the_take(clip, [looped for _, looped, *_ in made], travel_root) if len(made) > 1 else None
-    chosen, looped, after, body = made[kept_trial([seam for _, _, seam, _ in made], skates, [body.off for *_, body in made])]
-    tried = tuple(MethodTrial(candidate.method, seam) for candidate, _, seam, _ in made) if params.method == "AUTO" else ()
+    take = clip if trial is segment else trial  # a long loop's ends stand for its take too
+    skates = _skating_beyond_the_take(take, [looped for _, looped, *_ in made], travel_root) if len(made) > 1 else None
+    kept = kept_trial([seam for _, _, seam, _ in made], skates, [body.off for *_, body in made])
+    chosen, looped, after, body = made[kept]
+    if trial is not segment:  # ranked on the ends: the kept method makes the whole loop
+        looped = _close(clip, segment, first, chosen, travel_root, root_blend, lock_feet)
+        after, body = seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (segment,))
+    tried = tuple(MethodTrial(candidate.method, after if k == kept else seam)
+                  for k, (candidate, _, seam, _) in enumerate(made)) if params.method == "AUTO" else ()
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)
     return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried)
+
+
+def _ends(segment, params, root_blend):
+    """The loop's first and last frames alone, when it is long: every method changes only frames near the seam, so AUTO
+    ranks them there (a long take costs about one method's time); the whole ``segment`` when it is short."""
+    reach = int(round(max(ENDS_SECONDS, 3.0 * max(params.blend_start, params.blend_end, root_blend)) * segment.fps))
+    if segment.num_frames <= 4 * reach:
+        return segment
+    ends = segment.take_frames(np.r_[0:reach, segment.num_frames - reach:segment.num_frames])
+    return ends.with_channels(frames=segment.frames[0] + np.arange(ends.num_frames, dtype=float))
 
 
 def _skating_beyond_the_take(clip, loops, travel_root):
