@@ -17,7 +17,7 @@ import numpy as np
 
 from ..compose.sequence import Composition, Junction, Piece, Segment, compose
 from ..errors import GraphError
-from ..transition.make import shows
+from ..transition.make import criteria_ratios
 from .build import MotionGraph, strongly_connected
 
 MIN_DWELL_SECONDS = 1.0  # path_via plays at least this much of each target clip it reaches
@@ -263,9 +263,10 @@ def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None
     """``seconds`` of new motion from the graph: a random walk (``seed``), or a path through the clips ``via`` names, rendered.
 
     The graph's costs are pose distances; how a transition looks is known
-    once rendered. A transition that shows (:func:`..transition.make.shows`:
-    visibility above 1.01, a root speed jump or heading rate beyond the
-    clips' own, toe skating over 1.5x, the body off their floor) is taken
+    once rendered. A transition that fails the transition engine's criteria
+    (:func:`..transition.make.criteria_ratios`: visibility 1.2, root speed
+    jump and heading rate within the clips' own, toe skating 1.5x, the body
+    on their floor) is taken
     out of the graph and the walk drawn again with the same seed, up to
     ``attempts`` walks; the composition's notes say how many were left out.
     Returns the :class:`..compose.sequence.Composition`; GraphError
@@ -276,7 +277,7 @@ def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None
         path = path_via(graph, list(via), seconds, seed) if via else random_walk(graph, seconds, seed)
         composed = render(graph, clips, path, method, length)
         used = [edge["index"] for edge in path if edge["kind"] == "transition"]
-        visible = {index for index, made in zip(used, composed.transitions) if shows(made.metrics)}
+        visible = {index for index, made in zip(used, composed.transitions) if criteria_ratios(made.metrics).max() > 1.0}
         if not visible:
             note = (f"{dropped} transitions of the graph showed when rendered and were left out",) if dropped else ()
             return dataclasses.replace(composed, notes=composed.notes + note)
