@@ -81,16 +81,23 @@ def _read_part(path):
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise PartError(f"{path}: cannot be read: {error.strerror or error}") from None
+    except RecursionError:
+        raise PartError(f"{path}: is not a JSON report (nested deeper than a report)") from None
     except ValueError as error:
         raise PartError(f"{path}: is not a JSON report ({error})") from None
     settings = document.get("settings") if isinstance(document, dict) else None
     entries = document.get("entries") if isinstance(document, dict) else None
-    if not isinstance(settings, dict) or not isinstance(entries, list) or not all(isinstance(e, dict) and "file" in e for e in entries):
+    if not isinstance(settings, dict) or not isinstance(entries, list):
         raise PartError(f"{path}: is not a Loopsmith report (no settings and entries)")
+    problem = reports.undrawable(entries)
+    if problem:
+        raise PartError(f"{path}: is not a Loopsmith report ({problem})")
     shard = settings.get("shard")
     if not (isinstance(shard, list) and len(shard) == 2 and all(isinstance(n, int) for n in shard)):
         raise PartError(f"{path}: is not the report of a --shard K/N run")
     command = settings.get("command")
+    if not isinstance(settings.get("out"), str):
+        raise PartError(f"{path}: is not the report of a Loopsmith run (no output folder in its settings)")
     if command not in commands.COMMANDS or command == NAME:
         raise PartError(f"{path}: is not the report of a Loopsmith run (command {command!r})")
     others = sorted({entry.get("command") for entry in entries} - {command}, key=str)

@@ -702,7 +702,7 @@ def _graph_section(heading, entry):
              f"{graph['edges']} edges of which {graph['transitions']} transitions; threshold {stats['threshold']:.3g}"
              f"{' (' + html.escape(str(stats['rule'])) + ')' if stats.get('rule') else ''}"
              f"{f', per clip {min(thresholds):.3g} to {max(thresholds):.3g}' if thresholds else ''}. "
-             f"Output: <code>{html.escape(entry['outputs'][0])}</code>.</p>"
+             f"Output: <code>{html.escape(', '.join(entry['outputs']) or 'none (written over since)')}</code>.</p>"
              f"{f'<p>Left out:</p><ul class=left-out>{left_out}</ul>' if left_out else '<p>No clip left out.</p>'}")
     drawn = f" (the {len(graph['arcs'])} cheapest drawn)" if len(graph["arcs"]) < graph["transitions"] else ""
     return (f'<section>{heading}{facts}<div class="figures"><figure><figcaption>Clips as lanes, transitions as arcs{drawn}</figcaption>'

@@ -7,11 +7,13 @@ leaves the previous report intact. Plain Python (no Blender).
 """
 
 import contextlib
+import itertools
 import json
 import os
 import pathlib
 import sys
 import time
+import typing
 
 from ..core.errors import LoopsmithError
 from ..core.transition.make import SEEN_VISIBILITY
@@ -28,13 +30,16 @@ class ReportError(LoopsmithError):
     """A report could not be written; the message names the path."""
 
 
-def report_path(given, out, inputs):
-    """The JSON report's path: ``given`` (checked) or ``OUT/loopsmith_report.json``.
+def report_path(given, out, inputs, shard=None):
+    """The JSON report's path: ``given`` (checked), ``OUT/loopsmith_report.json``, or for a ``--shard K/N`` run its own part
+    report ``OUT/loopsmith_report.part-K-of-N.json`` (a part holds its share only, so it never takes the folder's report).
 
     Raises ValueError with the reason when ``given`` cannot be a report: not a
     ``.json`` name, an existing folder, or one of the run's inputs (also for
     its ``.html`` sibling).
     """
+    if given is None and shard:
+        return pathlib.Path(out) / f"{pathlib.Path(DEFAULT_NAME).stem}.part-{shard[0]}-of-{shard[1]}.json"
     if given is None:
         return pathlib.Path(out) / DEFAULT_NAME
     path = pathlib.Path(given)
@@ -49,18 +54,72 @@ def report_path(given, out, inputs):
     return path
 
 
-def _read_entries(path):
-    """The entries of the report at ``path`` ([] when there is none or it does not parse)."""
+# What an earlier report's entries must hold for this version to keep them: field -> the types it may have.
+_ENTRY_FIELDS = {"file": (str,), "status": (str,), "armature": (str, type(None)), "command": (str, type(None)),
+                 "to": (str, type(None)), "with": (str, type(None)), "graph_file": (str, type(None))}
+_ENTRY_LISTS = ("outputs", "clips")  # lists of paths
+
+
+def entry_problem(entry):
+    """Why ``entry`` is not one a Loopsmith run writes (a short reason), or None."""
+    if not isinstance(entry, dict):
+        return f"an entry is not an object but {json.dumps(entry)[:40]}"
+    if "file" not in entry or "status" not in entry:
+        return "an entry has no 'file' or 'status'"
+    for field, types in _ENTRY_FIELDS.items():
+        if field in entry and not isinstance(entry[field], types):
+            return f"an entry's '{field}' is a {type(entry[field]).__name__}"
+    for field in _ENTRY_LISTS:
+        if field in entry and not (isinstance(entry[field], list) and all(isinstance(item, str) for item in entry[field])):
+            return f"an entry's '{field}' is not a list of paths"
+    return None
+
+
+def read_report(path):
+    """The entries of the report at ``path`` and, when it cannot be kept, why: ``(entries, damage)``.
+
+    ``([], None)`` when there is no report; ``([], reason)`` when the file is
+    not a report this version reads (not JSON, nested beyond the parser, or
+    entries of another shape): such a file is moved aside when the report is
+    next written (:func:`write_reports`), never read in part.
+    """
+    path = pathlib.Path(path)
+    if not path.exists():
+        return [], None
     try:
-        entries = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))["entries"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
-    return [entry for entry in entries if isinstance(entry, dict) and "file" in entry] if isinstance(entries, list) else []
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        return [], f"it cannot be read ({error.strerror or error})"
+    except RecursionError:
+        return [], "it is nested deeper than a report"
+    except ValueError as error:  # also bytes that are not UTF-8
+        return [], f"it is not JSON ({error})"
+    entries = document.get("entries") if isinstance(document, dict) else None
+    if not isinstance(entries, list):
+        return [], "it has no list of entries"
+    problem = next(filter(None, map(entry_problem, entries)), None)
+    return ([], problem) if problem else (entries, None)
+
+
+_UNDRAWABLE = (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError)  # what drawing a foreign entry raises
+
+
+def undrawable(entries):
+    """Why ``entries`` (read from a file) cannot be summed up and drawn by this version, or None."""
+    problem = next(filter(None, map(entry_problem, entries)), None)
+    if problem:
+        return problem
+    try:
+        summary_table(entries)
+        report.html_report(entries, "")
+    except _UNDRAWABLE as error:
+        return f"an entry lacks what this version draws ({type(error).__name__}: {error})"
+    return None
 
 
 def earlier_outputs(path):
-    """Every output that the report at ``path`` lists: files an earlier run wrote."""
-    return [output for entry in _read_entries(path) for output in entry.get("outputs", ())]
+    """Every output that the report at ``path`` lists: files an earlier run wrote (none when it is damaged)."""
+    return [output for entry in read_report(path)[0] for output in entry.get("outputs", ())]
 
 
 def _grade_note(entry):
@@ -171,9 +230,13 @@ def _locked(path):
 def _identity(entry):
     """What a run's entry replaces an earlier one for: the same command on the same file(s) and armature.
 
-    Entries of reports written before entries named their command are make-loop's, or transition's when they have a TO.
+    A graph's entries are those of the graph file they describe: rebuilding it
+    from a changed library replaces them. Entries of reports written before
+    entries named their command are make-loop's, or transition's when they have a TO.
     """
     command = entry.get("command") or ("transition" if entry.get("to") else "make-loop")
+    if command == "graph":
+        return command, real(entry.get("graph_file") or (entry.get("outputs") or [entry["file"]])[0]), "", None, None, ()
     clips = tuple(str(real(path)) for path in entry.get("clips", ()))
     return command, real(entry["file"]), entry.get("armature", ""), entry.get("to"), entry.get("with"), clips
 
@@ -183,8 +246,8 @@ def _without_armature(identity):
     return command, file, *others
 
 
-def _earlier_entries(path, entries):
-    """Entries of the report at ``path`` that this run does not replace (same command, file(s) and armature), and notes.
+def _earlier_entries(earlier, entries):
+    """The ``earlier`` entries of a report that this run does not replace (same command, file(s) and armature), and notes.
 
     An earlier entry whose output this run has since written over (another
     input with the same output name) loses that output from its list, which
@@ -194,7 +257,7 @@ def _earlier_entries(path, entries):
     files = {_without_armature(identity) for identity in ours}
     written = {real(output): entry["file"] for entry in entries for output in entry.get("outputs", ())}
     kept, notes = [], []
-    for entry in _read_entries(path):
+    for entry in earlier:
         identity = _identity(entry)
         # An earlier failure of the whole file (no armature named) is stale once this run reports on that file at all.
         if identity in ours or (not entry.get("armature") and _without_armature(identity) in files):
@@ -208,11 +271,45 @@ def _earlier_entries(path, entries):
     return kept, notes
 
 
+class Written(typing.NamedTuple):
+    """What :func:`write_reports` did besides writing: earlier entries kept, notes on outputs written over, and where a
+    damaged earlier report was moved (with why), or None."""
+
+    kept: int
+    notes: list
+    moved_aside: tuple | None
+
+
+def _page(entries, kept, summary):
+    """The HTML page, and the earlier entries it holds: an earlier entry this version cannot draw makes the earlier report
+    damaged (None in place of the page), never a failed run."""
+    note = f"\n(and {len(kept)} entries of earlier runs into this folder)" if kept else ""
+    if not kept:
+        return report.html_report(entries, summary)
+    try:
+        return report.html_report(kept + entries, summary + note)
+    except _UNDRAWABLE:
+        return None
+
+
+def _move_aside(json_path, reason):
+    """Move a damaged report to ``<name>.damaged-<time>.json`` beside it; returns ``(new path, reason)``."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = json_path.with_name(f"{json_path.stem}.damaged-{stamp}{json_path.suffix}")
+    for number in itertools.count(2):
+        if not aside.exists():
+            break
+        aside = json_path.with_name(f"{json_path.stem}.damaged-{stamp}-{number}{json_path.suffix}")
+    os.replace(json_path, aside)
+    return aside, reason
+
+
 def write_reports(entries, json_path, summary, settings, keep_earlier=True):
     """Write the JSON report and the HTML page beside it, keeping other runs' entries (unless not ``keep_earlier``).
 
-    Returns ``(kept, notes)``: how many earlier entries were kept, and a
-    line for each earlier output this run wrote over.
+    An earlier report this version cannot read (:func:`read_report`) or draw
+    is moved aside, never overwritten, and the new report holds this run's
+    entries. Returns a :class:`Written`.
 
     Raises ReportError naming the path when either cannot be written; the
     previous files stay as they were.
@@ -222,16 +319,21 @@ def write_reports(entries, json_path, summary, settings, keep_earlier=True):
     try:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(json_path):
-            kept, notes = _earlier_entries(json_path, entries) if keep_earlier else ([], [])
+            earlier, damage = read_report(json_path) if keep_earlier else ([], None)
+            kept, notes = _earlier_entries(earlier, entries)
+            page = _page(entries, kept, summary)
+            if page is None:
+                kept, notes, damage = [], [], "its entries are not ones this version can draw"
+                page = _page(entries, kept, summary)
+            moved = _move_aside(json_path, damage) if damage else None
             document = {"entries": kept + entries, "settings": settings, "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
-            note = f"\n(and {len(kept)} entries of earlier runs into this folder)" if kept else ""
             outputs.replace_all([(json_path, outputs.text_writer(json.dumps(document, separators=(",", ":"))), None),
-                                 (html_path, outputs.text_writer(report.html_report(kept + entries, summary + note)), None)])
+                                 (html_path, outputs.text_writer(page), None)])
     except OSError as error:
         raise ReportError(f"cannot write the report {error.filename or json_path}: {error.strerror or error}") from None
     except outputs.OutputError as error:
         raise ReportError(f"cannot write the report {error.path}: {error.reason}") from None
-    return len(kept), notes
+    return Written(len(kept), notes, moved)
 
 
 def finish(command, entries, stopped, report_path, options, seconds):
@@ -255,9 +357,13 @@ def finish(command, entries, stopped, report_path, options, seconds):
         status = 0
     try:
         # A part report holds its own share only: merge-reports reads it as this task's whole verdict.
-        kept, notes = write_reports(entries, report_path, summary, json_values(options), keep_earlier=not options.shard)
+        written = write_reports(entries, report_path, summary, json_values(options), keep_earlier=not options.shard)
+        if written.moved_aside:
+            say(f"loopsmith: warning: the earlier report {report_path} was damaged ({written.moved_aside[1]}): moved aside to "
+                f"{written.moved_aside[0].name}; the new report holds this run only", sys.stderr)
+        kept = written.kept
         say(f"reports: {report_path} and {report_path.with_suffix('.html')}" + (f" (with {counted(kept, 'entry', 'entries')} of earlier runs)" if kept else ""))
-        for note in notes:
+        for note in written.notes:
             say(f"loopsmith: note: {note}", sys.stderr)
     except LoopsmithError as error:
         say(f"loopsmith: {error}", sys.stderr)

@@ -70,14 +70,13 @@ def run(command, options):
         engine.check(options)
         command.check(options)
         try:
-            report_path = reports.report_path(options.report, options.out, options.inputs)
+            report_path = reports.report_path(options.report, options.out, options.inputs, options.shard)
         except ValueError as error:
             raise UsageError(f"--report: {error}") from None
         files, skipped = input_files.collect(options.inputs, reports.earlier_outputs(report_path), options.include_outputs)
         if not files:
             raise UsageError("no BVH, FBX, glTF or .blend files in the given inputs")
-        if str(input_files.real(report_path)) in {str(input_files.real(path)) for path in files}:
-            raise UsageError(f"--report: {report_path} is one of the inputs")
+        _refuse_shared_paths(command, options, files, report_path)
         outputs.require_writable(options.out)
         if report_path.parent != options.out:
             outputs.require_writable(report_path.parent, "the report's folder")
@@ -91,6 +90,21 @@ def run(command, options):
     finally:
         if client is not None:
             _cluster().disconnect(client)
+
+
+def _refuse_shared_paths(command, options, files, report_path):
+    """UsageError naming both roles when two of the run's files are one (links resolved): the report, its page, what the
+    command writes or reads besides (a graph) and the inputs; checked before any work, so nothing is written over."""
+    roles = [("the report", report_path), ("the report's page", report_path.with_suffix(".html")),
+             *getattr(command, "paths", lambda _: [])(options), *(("an input", path) for path in files)]
+    seen = {}
+    for role, path in roles:
+        other = seen.setdefault(input_files.real(path), (role, path))
+        if other[0] == role:
+            continue
+        if str(other[1]) == str(path):
+            raise UsageError(f"{path} would be both {other[0]} and {role}; give each its own path")
+        raise UsageError(f"{other[1]} ({other[0]}) and {path} ({role}) are the same file; give each its own path")
 
 
 def _cluster():

@@ -57,7 +57,7 @@ def test_a_report_keeps_other_runs_entries_and_says_when_their_output_was_writte
     out = tmp_path / "walk_loop.bvh"
     reports.write_reports([_entry(tmp_path / "a" / "walk.bvh", [out]), _entry(tmp_path / "run.bvh", [tmp_path / "run_loop.bvh"])],
                           path, "first run", {})
-    kept, notes = reports.write_reports([_entry(tmp_path / "b" / "walk.bvh", [out])], path, "second run", {})
+    kept, notes, _ = reports.write_reports([_entry(tmp_path / "b" / "walk.bvh", [out])], path, "second run", {})
     entries = {entry["file"]: entry for entry in json.loads(path.read_text())["entries"]}
     assert kept == 2 and len(entries) == 3
     earlier = entries[str(tmp_path / "a" / "walk.bvh")]
