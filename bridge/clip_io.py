@@ -22,7 +22,7 @@ _TRANSFORMS = ("location", "rotation_euler", "rotation_quaternion", "rotation_ax
 #: above every bone (identity rest), so travel on the object loops and is measured like a root bone's.
 #: Also the group Blender files object transform curves under.
 OBJECT_CHANNELS = "Object Transforms"
-_BONE_PATH = re.compile(r'pose\.bones\["((?:[^"\\]|\\.)*)"\]')
+_BONE_PATH = re.compile(r'pose\.bones\["((?:[^"\\]+|\\.)*)"\]')
 _UNESCAPE = re.compile(r"\\(.)")  # bpy.utils.escape_identifier's backslashes
 _CONSTANT_INTERPOLATION = 0  # the 'CONSTANT' item of a keyframe's interpolation, as foreach_get reads it
 
@@ -68,24 +68,63 @@ def require_action(obj):
     return action
 
 
+class ActionMismatch(ClipError):
+    """An action an armature cannot play: no keyed curves for it, none for its bones, or curves for bones it lacks.
+
+    ``missing``: the bones animated that the armature lacks (sorted);
+    ``object_curves``: with no bone curves, whether it moves the object itself.
+    """
+
+    def __init__(self, action, armature, missing=(), object_curves=False, keyed=True):
+        self.action, self.armature, self.missing = action, armature, tuple(missing)
+        self.object_curves, self.keyed = object_curves, keyed
+        super().__init__(self._reason())
+
+    def _reason(self):
+        if not self.keyed:
+            return f"Action '{self.action}' has no keys for '{self.armature}'"
+        if self.missing:
+            named = ", ".join(repr(name) for name in self.missing[:5])
+            more = f" and {len(self.missing) - 5} more" if len(self.missing) > 5 else ""
+            return f"Action '{self.action}' animates bones '{self.armature}' does not have: {named}{more}"
+        only = "only object curves" if self.object_curves else "only curves of other properties"
+        return f"Action '{self.action}' animates no bones of '{self.armature}' ({only})"
+
+
+def _playing_curves(action, obj):
+    """The curves of ``action`` that play on ``obj``: unmuted, with keys."""
+    return [fcurve for fcurve in action_api.fcurves_of(action, obj) if not fcurve.mute and len(fcurve.keyframe_points)]
+
+
+def _bone_names(fcurves):
+    # Each bone has several curves: match each path once (poll runs this on every redraw).
+    matches = (_BONE_PATH.match(path) for path in {fcurve.data_path for fcurve in fcurves})
+    escaped = {match.group(1) for match in matches if match}
+    return {_UNESCAPE.sub(r"\1", name) if "\\" in name else name for name in escaped}
+
+
 def animated_bones(action, obj):
-    """Names of the bones ``action`` has curves for, as it would animate ``obj`` (on its slot for ``obj``)."""
-    names = set()
-    for fcurve in action_api.fcurves_of(action, obj):
-        match = _BONE_PATH.match(fcurve.data_path)
-        if match:
-            names.add(_UNESCAPE.sub(r"\1", match.group(1)))
-    return names
+    """Names of the bones ``action`` has playing curves for, as it would animate ``obj`` (on its slot for ``obj``)."""
+    return _bone_names(_playing_curves(action, obj))
+
+
+def check_playable(action, obj):
+    """Raise :class:`ActionMismatch` unless ``action`` animates bones of the armature ``obj``, and only bones it has."""
+    curves = _playing_curves(action, obj)
+    if not curves:
+        raise ActionMismatch(action.name, obj.name, keyed=False)
+    bones = _bone_names(curves)
+    missing = sorted(bones - set(obj.data.bones.keys()))
+    if missing or not bones:
+        raise ActionMismatch(action.name, obj.name, missing, object_curves=any(fc.data_path in _TRANSFORMS for fc in curves))
 
 
 def action_problem(action, obj):
-    """Why ``action`` cannot play on the armature ``obj`` (a bone it animates is missing, or none), or None when its bones match."""
-    bones = animated_bones(action, obj)
-    if not bones:
-        return f"action '{action.name}' animates no bones"
-    missing = sorted(bones - set(obj.data.bones.keys()))
-    if missing:
-        return f"action '{action.name}' animates bones '{obj.name}' does not have: {', '.join(repr(name) for name in missing[:5])}"
+    """Why ``action`` cannot play on the armature ``obj`` (see :func:`check_playable`), or None when it can."""
+    try:
+        check_playable(action, obj)
+    except ActionMismatch as error:
+        return str(error)
     return None
 
 
@@ -97,13 +136,9 @@ class _ActionCurves:
     """The object's unmuted, keyed curves in an action, by (data path, index)."""
 
     def __init__(self, action, obj):
-        self.curves = {
-            (fcurve.data_path, fcurve.array_index): fcurve
-            for fcurve in action_api.fcurves_of(action, obj)
-            if not fcurve.mute and len(fcurve.keyframe_points)
-        }
+        self.curves = {(fcurve.data_path, fcurve.array_index): fcurve for fcurve in _playing_curves(action, obj)}
         if not self.curves:
-            raise ClipError(f"action '{action.name}' has no keys for '{obj.name}'")
+            raise ActionMismatch(action.name, obj.name, keyed=False)
 
     def animates_object(self):
         """Whether the action moves the object itself (not only its bones)."""
@@ -204,23 +239,20 @@ def read_clip(obj, frame_start=None, frame_end=None, fps=None, action=None):
 
     frame_start, frame_end: inclusive integer frames; default the action's
     frame range (a WRAP loop's: its n distinct frames). fps: default the
-    scene's. action: another action to read as it would play on ``obj``
-    (ClipError unless its bones match, see :func:`action_problem`); default
-    the object's own. When the action animates the object's own transform, the clip's
-    first bone is :data:`OBJECT_CHANNELS` (the object, parent of the root
-    bones), so the clip is what plays in world space. Raises ClipError on bad
-    input (no armature, no bones, no action, a range under two frames or
-    outside the keys, NaN or infinite values); nothing is modified.
+    scene's. action: another action to read as it would play on ``obj``;
+    default the object's own. When the action animates the object's own
+    transform, the clip's first bone is :data:`OBJECT_CHANNELS` (the
+    object, parent of the root bones), so the clip is what plays in world
+    space. Raises ClipError on bad input (no armature, no bones, no action,
+    an action ``obj`` cannot play (:class:`ActionMismatch`, see
+    :func:`check_playable`), a range under two frames or outside the keys,
+    NaN or infinite values); nothing is modified.
     """
     own = require_action(obj)
     if not obj.data.bones:
         raise ClipError(f"armature '{obj.name}' has no bones")
-    if action is None:
-        action = own
-    else:
-        problem = action_problem(action, obj)
-        if problem:
-            raise ClipError(problem)
+    action = own if action is None else action
+    check_playable(action, obj)
     start, end = resolve_range(action, frame_start, frame_end)
     curves = _ActionCurves(action, obj)
     key_first, key_last = curves.key_extent()

@@ -101,10 +101,12 @@ def extract(obj, mode="HEADING", height="PELVIS", root_name="root", smoothing=0.
 def rename_bone(obj, old, new):
     """Rename bone ``old`` of ``obj`` to ``new``; Blender renames the paths of the object's animation with it.
 
-    ClipError if another bone already has the name.
+    ClipError if ``old`` is not one of its bones or another bone already has the name.
     """
     if old == new:
         return
+    if old not in obj.data.bones:
+        raise ClipError(f"armature '{obj.name}' has no bone '{old}' to rename")
     root_bone.check_root_name(new)
     if new in obj.data.bones:
         raise ClipError(f"cannot rename '{old}' to '{new}': armature '{obj.name}' already has a bone of that name")

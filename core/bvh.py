@@ -18,7 +18,6 @@ channels, or 3 on connected bones, in the bone's rotation mode);
 import functools
 import itertools
 import os
-import pathlib
 import re
 import warnings
 from dataclasses import dataclass, replace
@@ -54,6 +53,8 @@ MAX_NAME_BYTES = 63  # Blender's bone names hold 63 bytes; the importer cuts lon
 _HEAD_WORDS, _FOOT_WORDS = ("head",), ("foot", "toe", "ankle")
 _FRAMES = re.compile(r"frames:? ?([^\s:]+)", re.IGNORECASE)
 _SAMPLES = 64  # posed frames that unit and up-axis detection look at
+_SNIFF_BYTES = 8192  # a file's first bytes, read to tell binary data from text
+_NOT_CONTROL = bytes(set(range(256)) - set(range(32)) | set(b"\t\n\v\f\r"))  # what text holds besides control characters
 
 
 class BvhError(LoopsmithError):
@@ -67,6 +68,13 @@ class BvhError(LoopsmithError):
         place = f"line {line}, column {column}: " if column is not None else f"line {line}: " if line is not None else ""
         super().__init__(place + reason)
         self.line, self.column = line, column
+
+
+class NotBvhError(BvhError):
+    """A file that is no text at all (binary data): nothing in it is a line to name, nor anything to show."""
+
+    def __init__(self):
+        super().__init__("not a BVH file (binary data)")
 
 
 @dataclass
@@ -137,7 +145,10 @@ def read_bvh(path, progress=None):
     is read again token by token, which names the line and column.
     """
     try:
-        data = pathlib.Path(path).read_bytes()
+        with open(path, "rb") as file:
+            head = file.read(_SNIFF_BYTES)  # a binary file is refused before the rest of it is read
+            _check_text(head)
+            data = head + file.read()
     except OSError as error:
         raise BvhError(f"cannot be read: {error.strerror or error}") from None
     if data.startswith(b"\xef\xbb\xbf"):
@@ -150,6 +161,15 @@ def read_bvh(path, progress=None):
     except BvhError:
         _text(data)  # a byte that is not UTF-8 anywhere in the file is named first, as the exact reader does
         raise
+
+
+def _check_text(head):
+    """BvhError unless ``head`` (a file's first bytes) can be text: UTF-16 is named; NUL bytes or many control characters are binary data."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise BvhError("the file is UTF-16 text, which Blender's BVH importer cannot read: save it as UTF-8", 1)
+    controls = len(head.translate(None, _NOT_CONTROL))
+    if b"\0" in head or controls > len(head) // 100:
+        raise NotBvhError()
 
 
 def _text(data):

@@ -1,6 +1,6 @@
 """Make Loop: cut a range out of a clip and close it into a seamless cycle."""
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -213,8 +213,7 @@ def _close(clip, segment, first, params, travel_root, root_blend, lock_feet):
 
     if travel_root is not None and params.method != "NONE":
         global_root, _ = root_motion.root_frames(segment, travel_root)
-        blend = replace(params, method="CUBIC", blend_start=root_blend, blend_end=root_blend)
-        blend.check(segment.num_frames, dt)
+        stitch.check_time("root_blend", root_blend, segment.num_frames, dt)
         w_start, w_end = stitch.velocity_shapes(segment.num_frames, dt, root_blend, root_blend)
         position, orientation = root_motion.loop_travel(
             global_root[:, :3, 3],

@@ -100,7 +100,6 @@ class StitchParameters:
             raise LoopError(f"unknown side '{self.side}'")
         if num_frames < 4:
             raise LoopError(f"a loop needs at least 4 frames, the range has {num_frames}")
-        duration = (num_frames - 1) * dt
         timed = {
             "AUTO": ("blend_start", "blend_end"),  # the shared timings; a method whose own defaults do not fit is not tried
             "CUBIC": ("blend_start", "blend_end"),
@@ -109,12 +108,17 @@ class StitchParameters:
             "CROSSFADE": ("crossfade",),
         }.get(self.method, ())
         for name in timed:
-            value = getattr(self, name)
-            if not (2.0 * dt <= value + 1e-9 and value <= duration + 1e-9):
-                raise LoopError(f"{name.replace('_', ' ')} {value:.3g} s must be at least two frames and within the loop's {duration:.3g} s")
+            check_time(name, getattr(self, name), num_frames, dt)
         for name in ("halflife_start", "halflife_end", "hardness_start", "hardness_end"):
             if getattr(self, name) <= 0.0:
                 raise LoopError(f"{name.replace('_', ' ')} must be above 0")
+
+
+def check_time(name, value, num_frames, dt):
+    """Raise LoopError unless the time ``value`` (seconds) of the setting ``name`` spans two frames and fits a loop of ``num_frames``."""
+    duration = (num_frames - 1) * dt
+    if not (2.0 * dt <= value + 1e-9 and value <= duration + 1e-9):
+        raise LoopError(f"{name.replace('_', ' ')} {value:.3g} s must be at least two frames and within the loop's {duration:.3g} s")
 
 
 def cubic_position(u):

@@ -24,22 +24,25 @@ def armature_problem(context):
         return f"Armature '{obj.name}' has no bones"
     if obj.library is not None:
         return f"'{obj.name}' is linked from a library"
-    start, end = obj.animation_data.action.frame_range
+    action = obj.animation_data.action
+    problem = clip_io.action_problem(action, obj)  # before its length: an action without keys has no length to speak of
+    if problem:
+        return problem
+    start, end = action.frame_range
     if end - start < 3:
-        return f"Action '{obj.animation_data.action.name}' is shorter than 4 frames"
+        return f"Action '{action.name}' is shorter than 4 frames"
     return None
 
 
 def matching_action(name, obj, missing):
-    """The action called ``name``; ClipError (``missing`` when no name is given) if there is none or its bones do not match ``obj``."""
+    """The action called ``name``; ClipError (``missing`` when no name is given) if there is none or ``obj`` cannot play it
+    (:class:`~..bridge.clip_io.ActionMismatch`)."""
     if not name:
         raise ClipError(missing)
     action = bpy.data.actions.get(name)
     if action is None:
         raise ClipError(f"there is no action named '{name}'")
-    problem = clip_io.action_problem(action, obj)
-    if problem:
-        raise ClipError(problem)
+    clip_io.check_playable(action, obj)
     return action
 
 

@@ -58,6 +58,16 @@ def lay_out_strips(obj, action, composed):
     return track
 
 
+def chosen_entry(settings):
+    """The index of the Sequence entry chosen in the list; ClipError when the list is empty or none is chosen."""
+    if not len(settings.sequence):
+        raise ClipError("the Sequence list is empty: add actions to it first (+)")
+    index = settings.active_sequence_entry
+    if not 0 <= index < len(settings.sequence):
+        raise ClipError("choose an entry of the Sequence list first")
+    return index
+
+
 def forget_junction_points(settings):
     """Empty the junction list: the entries it was found between have moved."""
     settings.junction_points.clear()
@@ -98,9 +108,10 @@ class LOOPSMITH_OT_sequence_remove(SequenceOperator, bpy.types.Operator):
 
     def execute(self, context):
         settings = context.scene.loopsmith
-        index = settings.active_sequence_entry
-        if not 0 <= index < len(settings.sequence):
-            self.report({"ERROR"}, "choose an entry of the Sequence list first")
+        try:
+            index = chosen_entry(settings)
+        except ClipError as error:
+            self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         settings.sequence.remove(index)
         settings.active_sequence_entry = min(index, len(settings.sequence) - 1)
@@ -117,9 +128,14 @@ class LOOPSMITH_OT_sequence_move(SequenceOperator, bpy.types.Operator):
 
     def execute(self, context):
         settings = context.scene.loopsmith
-        index = settings.active_sequence_entry
+        try:
+            index = chosen_entry(settings)
+        except ClipError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
         target = index - 1 if self.direction == "UP" else index + 1
-        if not (0 <= index < len(settings.sequence) and 0 <= target < len(settings.sequence)):
+        if not 0 <= target < len(settings.sequence):
+            self.report({"INFO"}, f"Entry {index + 1} is already {'first' if self.direction == 'UP' else 'last'} in the Sequence list")
             return {"CANCELLED"}
         settings.sequence.move(index, target)
         settings.active_sequence_entry = target

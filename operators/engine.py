@@ -6,7 +6,7 @@ import bpy
 from bpy.props import StringProperty
 
 from .. import properties
-from ..bridge import root_motion
+from ..bridge import clip_io, root_motion
 from ..core.engine import profiles
 from ..core.errors import ClipError, LoopsmithError
 from ..pipeline import engine_output, export
@@ -102,17 +102,24 @@ class LOOPSMITH_OT_export_engine(bpy.types.Operator):
         try:
             path = self._target(profile)
             first, last, note = engine_output.export_range(obj, action)
-            root, problem = engine_output.engine_root(obj)
+            root, problem = _bone_root(obj)
             export.replace_outputs(obj, [path], first, last, {}, None, profile, action.use_cyclic, root)
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         written = f"Wrote {path} for {profile.label}, frames {first}-{last}{'; ' + note if note else ''}"
         if problem:
-            self.report({"WARNING"}, f"{written}; {problem}: run Extract Root Motion first")
+            self.report({"WARNING"}, f"{written}; {problem}")
         else:
             self.report({"INFO"}, written)
         return {"FINISHED"}
+
+
+def _bone_root(obj):
+    """``(name, problem)``: the bone an engine takes as its root (None if none), and what keeps the engine from moving the
+    character with it ('' when nothing does), with the step that helps."""
+    root, problem, remedy = engine_output.engine_root(obj)
+    return root, f"{problem}: {remedy}" if problem else ""
 
 
 classes = (LOOPSMITH_OT_extract_root_motion, LOOPSMITH_OT_export_engine)

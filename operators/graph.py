@@ -7,7 +7,7 @@ import bpy
 
 from .. import properties
 from ..bridge import clip_io
-from ..core.errors import ClipError, LoopsmithError
+from ..core.errors import ClipError, GraphError, LoopsmithError
 from ..core import graph as motion_graph
 from ..ui.layout import draw_synthesize
 from . import common
@@ -65,8 +65,8 @@ def _graph_and_clips(obj):
     if text is None:
         raise ClipError("no motion graph in this file: Build Graph first")
     try:
-        graph = motion_graph.graph_from_json(json.loads(text.as_string()))
-    except (ValueError, KeyError, TypeError) as error:
+        graph = motion_graph.graph_from_text(text.as_string())
+    except GraphError as error:
         raise ClipError(f"the Text '{properties.GRAPH_TEXT}' is not a motion graph ({error}): Build Graph again") from None
     clips = []
     for entry in graph.clips:
@@ -74,7 +74,9 @@ def _graph_and_clips(obj):
         if action is None:
             raise ClipError(f"the motion graph's action '{entry['name']}' is no longer in the file: Build Graph again")
         clip = common.action_clip(obj, common.matching_action(action.name, obj, ""))
-        if entry.get("sha256") and clip_checksum(clip) != entry["sha256"]:
+        if not isinstance(entry.get("sha256"), str):  # never walked on actions that may have changed since
+            raise ClipError(f"the motion graph holds no checksum of action '{action.name}': Build Graph again")
+        if clip_checksum(clip) != entry["sha256"]:
             raise ClipError(f"action '{action.name}' has changed since the motion graph was built: Build Graph again")
         clips.append(clip)
     return graph, clips

@@ -4,7 +4,7 @@ import bpy
 
 from .. import properties
 from ..bridge import clip_io, images
-from ..core.errors import ClipError, LoopsmithError, TransitionError
+from ..core.errors import LoopsmithError, TransitionError
 from ..core.transition.make import make_transition, shows
 from ..ui.layout import draw_transition
 from . import common
@@ -23,9 +23,7 @@ def found_point(settings, obj, target):
     stale = properties.stale_transition_points(settings, target)
     if stale:
         raise TransitionError(stale)
-    problem = clip_io.action_problem(settings.points_source, obj)
-    if problem:
-        raise ClipError(problem)
+    clip_io.check_playable(settings.points_source, obj)
     return settings.points_source, point.frame_a, point.frame_b
 
 

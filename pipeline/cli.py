@@ -21,9 +21,16 @@ from . import commands, engine, interrupts, merge_reports, runner, workers  # no
 from .options import HelpFormatter  # noqa: E402
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line naming the command and the reason (exit 2); ``--help`` shows the usage."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def parser():
     """The argument parser of every command."""
-    main_parser = argparse.ArgumentParser(prog="loopsmith", description="Seamless loops from motion capture.")
+    main_parser = _OneLineParser(prog="loopsmith", description="Seamless loops from motion capture.")
     subparsers = main_parser.add_subparsers(dest="command", required=True)
     for command in commands.COMMANDS.values():
         sub = subparsers.add_parser(command.NAME, help=command.HELP, description=command.HELP, formatter_class=HelpFormatter)

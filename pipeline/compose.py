@@ -5,7 +5,7 @@ A, then B aligned to continue it, then C, each junction a transition.
 """
 
 from ..core.transition import make
-from .options import UsageError, number, seconds
+from .options import UsageError, blend_seconds, frame
 
 NAME = "compose"
 HELP = "string clips into one continuous performance, each continuing where the last ended, optionally looping"
@@ -23,13 +23,13 @@ exit codes: 0 the composition was made, 1 it failed (named on stderr), 2 usage e
 def add_arguments(parser):
     parser.add_argument("--name", default="composition", help="the output's name: OUT/NAME.<format>")
     parser.add_argument("--loop", action="store_true", help="the last clip hands over to the first and the whole plays as a seamless cycle")
-    parser.add_argument("--range", nargs=3, action="append", type=number(integer=True), metavar=("K", "FIRST", "LAST"), default=[],
+    parser.add_argument("--range", nargs=3, action="append", type=frame, metavar=("K", "FIRST", "LAST"), default=[],
                         help="use only frames FIRST-LAST of the K-th clip (1 for the first), as the file numbers them when imported (a BVH from 1)")
-    parser.add_argument("--at", nargs=3, action="append", type=number(integer=True), metavar=("J", "I", "K"), default=[],
+    parser.add_argument("--at", nargs=3, action="append", type=frame, metavar=("J", "I", "K"), default=[],
                         help="blend at junction J (1: first clip into second) from frame I of the clip before into frame K of the "
                              "clip after (default: the best point near the junction)")
     parser.add_argument("--method", choices=make.METHODS, default="AUTO", help="how each junction blends (see transition)")
-    parser.add_argument("--length", type=seconds, help="blend length of every junction in seconds (default: chosen per junction)")
+    parser.add_argument("--length", type=blend_seconds, help="blend length of every junction in seconds (default: chosen per junction)")
     parser.add_argument("--trim", action="store_true", help="cut idle frames (little motion) at each clip's start and end first")
     parser.add_argument("--no-align", dest="align", action="store_false", help="keep every clip where it stands instead of continuing the last")
     parser.epilog = EPILOG

@@ -14,6 +14,7 @@ from . import inputs, options as types
 EXIT_CODES = "exit codes: 0 every file was edited, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
 TIMINGS = {"splice": ("AUTO", "WARP", "NONE"), "blend": ("CONTACTS", "FRACTION", "WARP")}
 SHORTER = ("CLAMP", "LOOP")
+MAX_DURATION = 86400.0  # seconds (a day): retime's longest result
 
 
 class EditCommand:
@@ -66,19 +67,21 @@ def _resample_arguments(parser):
 def _retime_arguments(parser):
     how = parser.add_mutually_exclusive_group(required=True)
     how.add_argument("--speed", type=types.number(0.01, 100.0), help="play this many times as fast (0.5: half speed, twice as long)")
-    how.add_argument("--duration", type=types.seconds, help="stretch or squeeze the clip to last this many seconds")
+    how.add_argument("--duration", type=types.number(0.0, MAX_DURATION, low_open=True),
+                     help="stretch or squeeze the clip to last this many seconds")
     _interpolation_argument(parser)
 
 
 def _freeze_arguments(parser):
     parser.add_argument("--bone", action="append", required=True, metavar="NAME", help="a bone to hold still (repeat for more bones)")
     held = parser.add_mutually_exclusive_group()
-    held.add_argument("--frame", type=types.number(integer=True), help="hold this frame's pose, numbered as the file is imported (a BVH from 1) "
+    held.add_argument("--frame", type=types.frame, help="hold this frame's pose, numbered as the file is imported (a BVH from 1) "
                                                                        "(default: the range's first frame)")
     held.add_argument("--rest", action="store_true", help="hold the rest pose instead")
-    parser.add_argument("--range", nargs=2, type=types.number(integer=True), metavar=("FIRST", "LAST"),
+    parser.add_argument("--range", nargs=2, type=types.frame, metavar=("FIRST", "LAST"),
                         help="freeze only these frames (inclusive), easing in and out around them (default: the whole clip)")
-    parser.add_argument("--blend", type=types.number(0.0), help=f"with --range: seconds of easing in before and out after it (default: {freeze.BLEND:g})")
+    parser.add_argument("--blend", type=types.number(0.0, types.MAX_BLEND_SECONDS),
+                        help=f"with --range: seconds of easing in before and out after it (default: {freeze.BLEND:g})")
     parser.add_argument("--location", action="store_true", help="hold the bones' location too, not only their rotation")
 
 

@@ -8,7 +8,7 @@ both in each job before the files are written.
 
 from ..core.engine import profiles, root_bone
 from ..core.errors import ClipError
-from .options import UsageError, number
+from .options import MAX_BLEND_SECONDS, UsageError, number
 
 #: HEADING and POSITION as the core's modes; IN_PLACE removes the travel; NONE leaves the skeleton as it is.
 ROOT_MOTION = (*root_bone.MODES, "IN_PLACE", "NONE")
@@ -31,7 +31,7 @@ def add_arguments(parser):
                             "(default: PELVIS)")
     group.add_argument("--root-name", help="the name of a root bone Loopsmith adds; with --engine the rig's own floor bone is renamed "
                                            "to it too (default: the engine's, 'root')")
-    group.add_argument("--root-smoothing", type=number(0.0),
+    group.add_argument("--root-smoothing", type=number(0.0, MAX_BLEND_SECONDS),
                        help=f"seconds over which the root's path and heading are smoothed (default: {SMOOTHING:g})")
 
 

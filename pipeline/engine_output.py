@@ -33,15 +33,18 @@ def _extract_root_motion(obj, options):
 
 
 def engine_root(obj):
-    """``(name, problem)``: the floor bone on top of ``obj`` that an engine takes as its root (None if there is none), and why
-    it does not carry the travel of the active action ('' when it carries at least :data:`ROOT_SHARE` of it)."""
+    """``(name, problem, remedy)``: the floor bone on top of ``obj`` that an engine takes as its root (None if there is none),
+    why it does not carry the travel of the active action ('' when it carries at least :data:`ROOT_SHARE` of it), and the
+    step that helps ('' when nothing is wrong)."""
     clip = clip_io.read_clip(obj)
     top, share = root_bone.root_share(clip)
     name = clip.bone_names[top] if top is not None else None
+    if name == clip_io.OBJECT_CHANNELS:  # the armature object travels: no bone can stand in for it
+        return None, "the action moves the armature object, not a root bone", "apply the object's motion to the bones first"
     if share >= ROOT_SHARE:
-        return name, ""
+        return name, "", ""
     carried = f"'{name}' carries {share:.0%} of it" if name is not None else "no floor bone is on top"
-    return name, f"no root bone carries the travel ({carried})"
+    return name, f"no root bone carries the travel ({carried})", "run Extract Root Motion first"
 
 
 def export_range(obj, action):
@@ -82,7 +85,7 @@ def write_outputs(obj, targets, settings, header, options, entry):
         # The files name the engine's root as asked; the armature (and a .blend output) keeps its own names.
         profile = dataclasses.replace(profile, root_name=options.root_name)
         entry["engine"], entry["engine_root"] = profile.name, profile.root_name
-        root, problem = engine_root(obj)
+        root, problem, _ = engine_root(obj)
         if problem:
             entry["engine_note"] = f"{problem}: the engine will not move the character"
     action = clip_io.require_action(obj)

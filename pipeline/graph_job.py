@@ -22,9 +22,9 @@ def _write_json(document):
 
 def _verify_json(path):
     try:
-        motion_graph.graph_from_json(json.loads(path.read_text()))
-    except (ValueError, GraphError) as error:
-        raise outputs.OutputError(path, f"the written graph does not read back ({type(error).__name__}: {error})") from None
+        motion_graph.read_graph_file(path)
+    except GraphError as error:
+        raise outputs.OutputError(path, f"the written graph does not read back ({error})") from None
 
 
 def distinct_names(paths):
@@ -46,32 +46,55 @@ def _blocks_on(scheduler):
     return cluster.block_map(scheduler)
 
 
+def _read_library(paths, options):
+    """The clips of ``paths`` a graph can hold: (clips, their paths, error entries naming each file left out and why).
+
+    A file that cannot be read, or whose skeleton or frame rate is not the
+    library's majority's, is left out; the others make the graph.
+    """
+    clips, kept, failed = [], [], []
+    for path in paths:
+        started = time.perf_counter()
+        try:
+            clips.append(importers.load_clip(path, options)[0])
+            kept.append(path)
+        except LoopsmithError as error:
+            interrupts.check()
+            failed.append(report.error_entry(path, str(error), time.perf_counter() - started))
+    odd = motion_graph.odd_clips(clips) if clips else {}
+    failed += [report.error_entry(kept[index], reason, 0.0) for index, reason in odd.items()]
+    return [c for k, c in enumerate(clips) if k not in odd], [p for k, p in enumerate(kept) if k not in odd], failed
+
+
 def process(task, options, name, inputs):
-    """Build the graph over the task's files; one report entry (or one error entry naming the file at fault)."""
+    """Build the graph over the task's files; its report entry (or an error entry for the graph) and an error entry for
+    each file left out of it, each naming the graph file (a later build of it replaces them all in the folder's report)."""
+    return [dict(entry, graph_file=str(options.graph)) for entry in _built(task, options, inputs)]
+
+
+def _built(task, options, inputs):
     paths = list(task)
     started = time.perf_counter()
+    failed = []
     try:
-        clips = []
-        for path in paths:
-            try:
-                clips.append(importers.load_clip(path, options)[0])
-            except LoopsmithError as error:
-                raise importers.InputError(f"{path}: {error}") from None
+        clips, kept, failed = _read_library(paths, options)
+        if not clips:
+            raise GraphError(f"no graph: none of the {len(paths)} clips can be read as one library (each is named above)")
         imported = time.perf_counter() - started
         outputs.refuse_inputs([options.graph], inputs)
         with _blocks_on(options.scheduler) as map_blocks:
-            graph = motion_graph.build_graph(clips, distinct_names(paths), threshold=options.threshold, map_blocks=map_blocks,
+            graph = motion_graph.build_graph(clips, distinct_names(kept), threshold=options.threshold, map_blocks=map_blocks,
                                              tolerance=getattr(options, "tolerance", 1.0))
         document = motion_graph.graph_to_json(graph)
         del document["stats"]["seconds"]  # the report has the time: the same library gives the same file, locally or on a cluster
-        for entry, path in zip(document["clips"], paths):
+        for entry, path in zip(document["clips"], kept):
             entry["path"], entry["sha256"] = str(path.resolve()), file_sha256(path)
         outputs.replace_all([(options.graph, _write_json(document), _verify_json)])
-        entry = report.graph_entry(paths, options.graph, graph, time.perf_counter() - started)
+        entry = report.graph_entry(kept, options.graph, graph, time.perf_counter() - started)
         entry["import_seconds"] = round(imported, 3)
-        return [entry]
+        return [entry, *failed]
     except LoopsmithError as error:
         interrupts.check()
-        entry = report.error_entry(paths[0], str(error), time.perf_counter() - started)
+        entry = report.error_entry(options.graph, str(error), time.perf_counter() - started)
         entry["clips"] = [str(path) for path in paths]
-        return [entry]
+        return [*failed, entry]

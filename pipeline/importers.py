@@ -9,6 +9,7 @@ import contextlib
 import dataclasses
 import io
 import os
+import stat
 import sys
 import tempfile
 
@@ -53,6 +54,19 @@ def reason(error):
     return lines[-1].removeprefix("Error: ") if lines else type(error).__name__
 
 
+def require_regular_file(path):
+    """InputError unless ``path`` is a regular file (a link to one counts): checked with ``os.stat`` before anything opens it,
+    as opening a FIFO waits for a writer and a device such as /dev/zero never ends."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError("no such file") from None
+    except OSError as error:
+        raise InputError(f"cannot be read: {error.strerror or error}") from None
+    if not stat.S_ISREG(mode):
+        raise InputError("is not a regular file")
+
+
 def read_bvh_header(path, options):
     """A BVH's checked contents and the import settings after its checks: ``(BvhInfo, settings)``.
 
@@ -61,6 +75,8 @@ def read_bvh_header(path, options):
     """
     try:
         info = bvh.read_bvh(path, progress=progress.reporter(f"reading {path.name}"))
+    except bvh.NotBvhError as error:  # no line to name: the reason stands alone
+        raise InputError(str(error)) from None
     except bvh.BvhError as error:
         raise InputError(f"cannot be read: {error}") from None
     try:
@@ -95,8 +111,7 @@ def load(path, options):
     Raises InputError with one line naming the problem.
     """
     suffix = path.suffix.lower()
-    if not path.is_file():
-        raise InputError("no such file")
+    require_regular_file(path)
     if suffix not in INPUT_SUFFIXES:
         raise InputError(f"not a supported file type ({', '.join(INPUT_SUFFIXES)})")
     header, settings = None, {}
@@ -181,8 +196,7 @@ def load_clip(path, options):
     A BVH read by the numpy reader builds no scene at all; other files are imported as by :func:`armature_clip`.
     """
     if read_in_numpy(path, options):
-        if not path.is_file():
-            raise InputError("no such file")
+        require_regular_file(path)
         header, settings = read_bvh_header(path, options)
         return clip_of_bvh(header, settings), settings, _hierarchy_only(header)
     _, clip, settings, header = armature_clip(path, options)

@@ -33,12 +33,18 @@ _PARAMETER_HELP = {
 }
 
 
+MAX_CYCLES = 100  # periods in one loop: more is a typing slip, not a loop
+MAX_LOOP_SECONDS = 600.0  # the longest loop Find Loop searches for
+
 # Find Loop's options: (flag, type, default, help); defaults filled in by check() once --range and --whole are ruled out.
 _AUTO_OPTIONS = (
-    ("--cycles", types.number(0, integer=True), 0, "loop this many periods (0: the best)"),
-    ("--min-length", types.seconds, 0.4, "shortest loop, seconds"),
-    ("--max-length", types.seconds, 4.0, "longest loop, seconds"),
+    ("--cycles", types.number(0, MAX_CYCLES, integer=True), 0, "loop this many periods (0: the best)"),
+    ("--min-length", types.number(0.0, MAX_LOOP_SECONDS, low_open=True), 0.4, "shortest loop, seconds"),
+    ("--max-length", types.number(0.0, MAX_LOOP_SECONDS, low_open=True), 4.0, "longest loop, seconds"),
 )
+# SPRING's half-lives and SOFTFADE's hardness, well inside what the spring and the ramp compute in finite numbers (a hardness of 1e308 gives NaN).
+_HALFLIFE = types.number(0.001, types.MAX_BLEND_SECONDS)
+_HARDNESS = types.number(0.01, 1000.0)
 
 
 def stitch_fields():
@@ -48,14 +54,16 @@ def stitch_fields():
 
 def _parameter_type(name):
     if name.startswith("hardness"):
-        return types.number(0.0, low_open=True)
-    return types.fraction if name == "ratio" else types.seconds
+        return _HARDNESS
+    if name.startswith("halflife"):
+        return _HALFLIFE
+    return types.fraction if name == "ratio" else types.blend_seconds
 
 
 def add_arguments(parser):
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--auto", action="store_true", help="find the best loop first (the default)")
-    where.add_argument("--range", nargs=2, type=types.number(integer=True), metavar=("START", "END"), help="loop these frames")
+    where.add_argument("--range", nargs=2, type=types.frame, metavar=("START", "END"), help="loop these frames")
     where.add_argument("--whole", action="store_true", help="loop the action's whole range")
     defaults = stitch.StitchParameters()
     for name in stitch_fields():
@@ -72,7 +80,7 @@ def add_arguments(parser):
                         help="AUTO: TRAVEL for clips that move; TRAVEL keeps the displacement; LOOP loops the root like any bone; "
                              "IN_PLACE removes the steady travel first")
     parser.add_argument("--root-bone", default="", help="the bone that carries the travel (default: found)")
-    parser.add_argument("--root-blend", type=types.seconds, default=0.5, help="blend time of the root's velocity correction, seconds")
+    parser.add_argument("--root-blend", type=types.blend_seconds, default=0.5, help="blend time of the root's velocity correction, seconds")
     parser.add_argument("--loop-mode", choices=loop.LOOP_MODES, default="CLAMP",
                         help="CLAMP: the last frame repeats the first; WRAP: drop it, for engines that wrap last to first")
     parser.add_argument("--no-lock-feet", dest="lock_feet", action="store_false", help="do not re-solve the legs to keep planted feet still")

@@ -13,8 +13,28 @@ class UsageError(Exception):
     """Options that do not fit together (exit code 2); the message names them."""
 
 
+def _shown(value):
+    """A bound as a person writes it: whole numbers in full (1048574, not 1.04857e+06)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def allowed_range(low=None, high=None, low_open=False):
+    """The values a :func:`number` type takes, in words: 'above 0, at most 60', '1 to 1000', 'at least 0'."""
+    parts = [] if low is None else [f"{'above' if low_open else 'at least'} {_shown(low)}"]
+    if high is not None:
+        parts.append(f"at most {_shown(high)}")
+    if low is not None and high is not None and not low_open:
+        return f"{_shown(low)} to {_shown(high)}"
+    return ", ".join(parts)
+
+
 def number(low=None, high=None, low_open=False, integer=False):
-    """An argparse type for a finite number within ``[low, high]`` (``low`` excluded when ``low_open``)."""
+    """An argparse type for a finite number within ``[low, high]`` (``low`` excluded when ``low_open``).
+
+    A value outside is refused, never clamped; the message and ``--help``
+    (through :class:`HelpFormatter`, which reads ``allowed``) state the range.
+    """
+    allowed = allowed_range(low, high, low_open)
 
     def parse(text):
         try:
@@ -23,19 +43,38 @@ def number(low=None, high=None, low_open=False, integer=False):
             raise argparse.ArgumentTypeError(f"'{text}' is not {'a whole number' if integer else 'a number'}") from None
         if not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+        whole = f" (range: {allowed})" if low is not None and high is not None else ""
         if low is not None and (value < low or (low_open and value == low)):
-            raise argparse.ArgumentTypeError(f"{text} must be {'above' if low_open else 'at least'} {low:g}")
+            raise argparse.ArgumentTypeError(f"{text} must be {'above' if low_open else 'at least'} {_shown(low)}{whole}")
         if high is not None and value > high:
-            raise argparse.ArgumentTypeError(f"{text} must be at most {high:g}")
+            raise argparse.ArgumentTypeError(f"{text} must be at most {_shown(high)}{whole}")
         return value
 
     parse.__name__ = "whole number" if integer else "number"
+    parse.allowed = allowed
     return parse
 
 
+#: Blender's frame numbers (its MINAFRAME and MAXFRAME): no imported clip has a frame outside them.
+FRAME_RANGE = (-1048574, 1048574)
+#: The longest blend, fade, half-life or smoothing time an option takes, seconds: longer ones are typing slips, not motion.
+MAX_BLEND_SECONDS = 60.0
+
 seconds = number(0.0, low_open=True)  # a duration in seconds, above zero
+blend_seconds = number(0.0, MAX_BLEND_SECONDS, low_open=True)
 fraction = number(0.0, 1.0)
-count = number(1, integer=True)
+frame = number(*FRAME_RANGE, integer=True)
+
+
+def frame_numbers(option, texts):
+    """Frame numbers given as words (an option parsed by hand, such as ``--at I J``) checked as :data:`frame` checks them.
+
+    Raises UsageError naming ``option``.
+    """
+    try:
+        return tuple(frame(text) for text in texts)
+    except argparse.ArgumentTypeError as error:
+        raise UsageError(f"{option}: {error}") from None
 
 
 def shard(text):
@@ -55,10 +94,13 @@ def json_values(options):
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Every option's default in ``--help`` (unless its text gives it), and epilogs kept as written."""
+    """Every option's range (of a :func:`number` type) and default in ``--help`` (unless its text gives it), and epilogs kept as written."""
 
     def _get_help_string(self, action):
         text = action.help or ""
+        allowed = getattr(action.type, "allowed", "")
+        if allowed and text != argparse.SUPPRESS:
+            text = f"{text} (range: {allowed})"
         if "default" in text or action.nargs == 0 or action.default in (None, argparse.SUPPRESS):
             return text
         default = " ".join(action.default) if isinstance(action.default, list) else "%(default)s"

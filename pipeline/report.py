@@ -744,8 +744,8 @@ def clips_title(entry):
 
 
 def composition_warnings(entry):
-    """The notes of a composition worth a look (a junction that stays visible or fell back), or 'ok'."""
-    notes = [note for note in entry["composition"]["notes"] if "visible" in note or "fell back" in note]
+    """The notes of a composition worth a look (a junction that stays visible), or 'ok'."""
+    notes = [note for note in entry["composition"]["notes"] if "visible" in note]
     return "; ".join(notes + grounding_notes(entry["composition"]["numbers"])) or "ok"
 
 

@@ -27,11 +27,12 @@ import time
 
 from ..core import bvh
 from . import engine, inputs as input_files, interrupts, outputs, reports
-from .options import UsageError, count, number, shard
+from .options import UsageError, number, shard
 from .progress import Progress, counted, say
 from .workers import Plan, Worker, balanced, in_plan_order, job_document, process_tasks
 
 OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend")
+MAX_JOBS = 256  # worker processes on one machine; more is a typo, and a cluster takes --scheduler
 
 
 def add_common_arguments(parser, inputs="+", inputs_help=None):
@@ -46,7 +47,8 @@ def add_common_arguments(parser, inputs="+", inputs_help=None):
     parser.add_argument("--bvh-up", choices=("Y", "Z"), help="the BVH files' up axis (default: the axis the skeleton stands along)")
     parser.add_argument("--bvh-reader", choices=("numpy", "blender"), default="numpy",
                         help="numpy: read BVH files at numpy speed and build the armature in bulk; blender: Blender's own BVH importer")
-    parser.add_argument("-j", "--jobs", type=count, help="worker processes, this one included (capped at the files and cores) (default: 1)")
+    parser.add_argument("-j", "--jobs", type=number(1, MAX_JOBS, integer=True),
+                        help="worker processes, this one included (capped at the files and cores, with a note) (default: 1)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="send every task to the Dask cluster of this scheduler (e.g. tcp://10.0.0.5:8786); inputs and -o on storage "
                              "the workers share, at the same paths (needs 'distributed' in the venv)")

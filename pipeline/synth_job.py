@@ -5,7 +5,6 @@ the first clip's scene stays open, so the new motion is written onto its
 armature and exported.
 """
 
-import json
 import time
 
 from ..bridge import clip_io
@@ -14,13 +13,24 @@ from ..core import graph as motion_graph
 from . import engine_output, importers, interrupts, report
 
 
+def _clips(paths, options):
+    """:func:`.importers.several_clips`, but a problem with the first file is named by its path too, as the others' are (the
+    report entry is the graph's)."""
+    others = [importers.other_clip(path, options) for path in paths[1:]]
+    try:
+        return (*importers.armature_clip(paths[0], options), others)
+    except LoopsmithError as error:
+        raise importers.InputError(f"{paths[0]}: {error}") from None
+
+
 def process(task, options, name, inputs):
     """Synthesize ``options.seconds`` of motion from the graph over the task's clips; one report entry (or one error entry)."""
     paths = list(task)
     started = time.perf_counter()
     try:
-        graph = motion_graph.graph_from_json(json.loads(options.graph.read_text()))  # checked when the command started
-        obj, clip, settings, header, others = importers.several_clips(paths, options)
+        graph = motion_graph.read_graph_file(options.graph)  # checked when the command started
+        obj, clip, settings, header, others = _clips(paths, options)
+        motion_graph.check_clips(graph, [clip, *others])  # what the graph recorded of each clip, before anything is rendered
         imported = time.perf_counter() - started
         targets = engine_output.targets(options, name, paths[0], [*inputs, str(options.graph.resolve())])
         composed = motion_graph.synthesize(graph, [clip, *others], options.seconds, options.seed, options.via)
@@ -31,6 +41,6 @@ def process(task, options, name, inputs):
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        entry = report.error_entry(paths[0], str(error), time.perf_counter() - started)
+        entry = report.error_entry(options.graph, str(error), time.perf_counter() - started)
         entry["graph_file"] = str(options.graph)
         return [entry]

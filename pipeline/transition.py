@@ -5,7 +5,7 @@ FROM's motion up to the transition, the blend, then TO's, aligned to continue it
 """
 
 from ..core.transition import features, make
-from .options import UsageError, seconds
+from .options import FRAME_RANGE, UsageError, allowed_range, blend_seconds, frame_numbers
 
 NAME = "transition"
 HELP = "blend one clip into another: FROM up to the best transition point, then TO, aligned to continue it"
@@ -24,10 +24,11 @@ exit codes: 0 the transition was made, 1 it failed (named on stderr), 2 usage er
 
 def add_arguments(parser):
     parser.add_argument("--method", choices=make.METHODS, default="AUTO", help="how FROM is blended into TO (see methods below)")
-    parser.add_argument("--length", type=seconds, help="blend length in seconds (default: chosen for the pair)")
+    parser.add_argument("--length", type=blend_seconds, help="blend length in seconds (default: chosen for the pair)")
     parser.add_argument("--at", nargs="+", default=["auto"], metavar="auto | I J",
                         help="the transition frames: 'auto' finds the best pair near FROM's end and TO's start, "
-                             "or FROM's frame I and TO's frame J, as the files number them when imported (a BVH from 1) (default: auto)")
+                             f"or FROM's frame I and TO's frame J, as the files number them when imported (a BVH from 1; range: {allowed_range(*FRAME_RANGE)}) "
+                             "(default: auto)")
     parser.add_argument("--joints", default="all", help=f"joints the match compares: {', '.join(features.JOINT_SETS)}")
     parser.add_argument("--no-align", dest="align", action="store_false", help="keep TO where it is instead of continuing FROM's heading and floor position")
     parser.add_argument("--no-timewarp", dest="timewarp", action="store_false", help="CROSSFADE: blend frame by frame, without lining up the steps")
@@ -42,11 +43,9 @@ def check(options):
     if options.at == ["auto"]:
         options.at = "auto"
     else:
-        try:
-            frame_a, frame_b = (int(value) for value in options.at)
-        except ValueError:
-            raise UsageError(f"--at takes 'auto' or two frame numbers I J, not {' '.join(options.at)}") from None
-        options.at = (frame_a, frame_b)
+        if len(options.at) != 2:
+            raise UsageError(f"--at takes 'auto' or two frame numbers I J, not {' '.join(options.at)}")
+        options.at = frame_numbers("--at", options.at)
     if options.joints not in features.JOINT_SETS:
         raise UsageError(f"--joints must be one of {', '.join(features.JOINT_SETS)}, not '{options.joints}'")
     if not options.timewarp and options.method == "INERTIALIZE":

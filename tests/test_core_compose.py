@@ -137,12 +137,10 @@ def test_a_given_point_method_and_length_are_used_and_reported(walkers):
     assert any("frames 120 -> 20 (given), INERTIALIZE 0.4 s" in note for note in made.notes)
 
 
-def test_a_length_that_does_not_fit_falls_back_to_the_chosen_one_and_says_so(walkers):
+def test_a_length_that_does_not_fit_is_refused_never_replaced(walkers):
     slow, fast = walkers
-    made = compose([Piece(slow), Piece(fast)], [Junction(at=(140, 20), method="CROSSFADE", length=0.7)])  # A ends 10 frames after 140
-    transition = made.transitions[0]
-    assert (transition.frame_a, transition.frame_b) == (140, 20) and transition.method == "INERTIALIZE"
-    assert any("CROSSFADE 0.7 s did not fit" in note and "fell back" in note for note in made.notes)
+    with pytest.raises(CompositionError, match=r"junction 1 .*CROSSFADE 0.7 s does not fit .*leave the method and length to be chosen"):
+        compose([Piece(slow), Piece(fast)], [Junction(at=(140, 20), method="CROSSFADE", length=0.7)])  # A ends 10 frames after 140
 
 
 def test_without_align_the_next_piece_plays_where_it_stands(walkers):

@@ -121,7 +121,7 @@ class Composition:
     opens and closes the cycle: it appears first and last).
     transitions: :class:`ComposedTransition` per junction, in order.
     numbers: plain floats, units in the names (see :func:`compose`).
-    notes: sentences: what was trimmed, the points chosen, junctions that fell back or stay visible, the loop's seam.
+    notes: sentences: what was trimmed, the points chosen, junctions that stay visible, the loop's seam.
     travel_bone: a loop's travelling root bone (its location repeats with offset when played as a cycle), or None.
     """
 
@@ -155,7 +155,12 @@ class _Made:
     last_b: int
     root: int  # the travelling root the transition aligned
     span: int  # blend frames
-    note: str  # why the junction fell back, "" when it did not
+
+
+def _named(message, label_a, label_b):
+    """A transition's message with its clips named as the pieces: clip A is the composition up to the piece going out
+    (``label_a``), clip B the piece coming in."""
+    return str(message).replace("clip A", label_a).replace("clip B", label_b)
 
 
 def _label(piece, index):
@@ -194,7 +199,9 @@ def _kept_clip(piece, index, reference, trim):
     kept = kept.slice_frames(cut[0], kept.num_frames - cut[1])
     if kept.duration < MIN_PIECE_SECONDS:
         trimmed = " after trimming its idle ends" if trim else ""
-        raise CompositionError(f"{label} keeps {kept.num_frames} frames{trimmed}, under the {MIN_PIECE_SECONDS:g} s a piece needs: give it a longer range")
+        needed = int(np.ceil(MIN_PIECE_SECONDS / kept.dt - 1e-9)) + 1
+        raise CompositionError(f"{label} keeps {kept.num_frames} frames{trimmed}, under the {MIN_PIECE_SECONDS:g} s a piece needs "
+                               f"({needed} frames at {kept.fps:g} fps): give it a longer range")
     return kept, (cut[0] * clip.dt, cut[1] * clip.dt)
 
 
@@ -235,19 +242,19 @@ def _check_point(junction, k, kept, labels, trimmed):
 
 
 def _transition(tail, head, junction, align, lock_feet, reach):
-    """make_transition with the junction's settings; if its method or length does not fit, the chosen ones, and why.
+    """make_transition with the junction's settings; TransitionError saying so when a method or length given does not fit
+    (never replaced by another: the user asked for it).
 
     reach: seconds at the end of ``tail`` (and the start of ``head``) an automatic point is searched in.
     """
     at = junction.at if isinstance(junction.at, str) else tuple(int(frame) for frame in junction.at)
     try:
-        return make.make_transition(tail, head, at, junction.method, junction.length, align=align, lock_feet=lock_feet, reach=reach), ""
+        return make.make_transition(tail, head, at, junction.method, junction.length, align=align, lock_feet=lock_feet, reach=reach)
     except TransitionError as error:
         if junction.method == "AUTO" and junction.length is None:
             raise
-        asked = f"{junction.method} {'chosen length' if junction.length is None else f'{junction.length:g} s'}"
-        made = make.make_transition(tail, head, at, align=align, lock_feet=lock_feet, reach=reach)
-        return made, f"{asked} did not fit ({error}), fell back to the method and length chosen"
+        asked = f"{junction.method} {'with the chosen length' if junction.length is None else f'{junction.length:g} s'}"
+        raise TransitionError(f"{asked} does not fit ({error}); leave the method and length to be chosen (AUTO)") from None
 
 
 def _joined(parts, first_frame):
@@ -281,14 +288,29 @@ def _drop_last(parts, frames):
         frames -= stop - start
 
 
-def _junction(parts, total, start, first_number, clip_b, junction, label_a, align, lock_feet):
+def _junction(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet):
     """The transition from the composition so far into ``clip_b``, as a :class:`_Made`.
 
     parts, total: the composition so far and its length in frames; start:
     where the outgoing piece plays unblended (after the transition into it);
     first_number: the frame number position 0 would have in the outgoing
     piece's numbering, so that its frames keep their own numbers in the tail.
+    labels: the pieces going out and coming in, which every message names.
     """
+    try:
+        made, tail, tail_first = _blended(parts, total, start, first_number, clip_b, junction, labels[0], align, lock_feet)
+    except TransitionError as error:
+        raise TransitionError(_named(error, *labels)) from None
+    position_a = int(made.frame_a - first_number)
+    if position_a < start:
+        raise CompositionError(f"{labels[0]} is too short: the transition out of it would start inside the one into it; give it a longer range")
+    span = round(made.length * clip_b.fps)
+    last_b = int(made.frame_b - clip_b.frames[0]) + span if made.path is None else int(made.path[-1, 1] - clip_b.frames[0])
+    return _Made(made, tail_first, position_a, position_a - tail_first + span, last_b, placing.travel_root(tail, clip_b), span)
+
+
+def _blended(parts, total, start, first_number, clip_b, junction, label_a, align, lock_feet):
+    """:func:`_junction`'s transition: ``(made, the tail it was made on, where the tail starts)``."""
     fps = clip_b.fps
     if total - start < round(MIN_TAIL_SECONDS * fps):
         raise CompositionError(f"{label_a} shows only {total - start} frames after the transition into it, under the "
@@ -301,19 +323,14 @@ def _junction(parts, total, start, first_number, clip_b, junction, label_a, alig
         tail = _joined(_last_parts(parts, total - tail_first), first_number + tail_first)
         if made is None:
             # Near the junction: in the later half of what the outgoing piece plays on its own (up to the engine's reach).
-            made, note = _transition(tail, clip_b, junction, align, lock_feet, _reach(total - start, fps))
+            made = _transition(tail, clip_b, junction, align, lock_feet, _reach(total - start, fps))
         else:  # the same blend with more of the composition before it
             made = make.make_transition(tail, clip_b, (made.frame_a, made.frame_b), made.method, made.length, align=align, lock_feet=lock_feet)
         if made.window[0] > 0 or tail_first == 0:
             break
         # The foot lock reaches the tail's first frame (a stance held since the transition before): give it room.
         tail_first = max(tail_first - round(REACH_BACK_SECONDS * fps), 0)
-    position_a = int(made.frame_a - first_number)
-    if position_a < start:
-        raise CompositionError(f"{label_a} is too short: the transition out of it would start inside the one into it; give it a longer range")
-    span = round(made.length * fps)
-    last_b = int(made.frame_b - clip_b.frames[0]) + span if made.path is None else int(made.path[-1, 1] - clip_b.frames[0])
-    return _Made(made, tail_first, position_a, position_a - tail_first + span, last_b, placing.travel_root(tail, clip_b), span, note)
+    return made, tail, tail_first
 
 
 def _seam_frame(positions, dt, reference, first, last):
@@ -417,7 +434,7 @@ def compose(pieces, junctions=None, loop=False, trim=False, align=True, lock_fee
     first_number = int(kept[0].frames[0])
     for k, junction in enumerate(junctions):
         try:
-            junction_made = _junction(parts, total, start, first_number, kept[following[k]], junction, labels[k], align, lock_feet)
+            junction_made = _junction(parts, total, start, first_number, kept[following[k]], junction, (labels[k], labels[following[k]]), align, lock_feet)
         except TransitionError as error:
             raise CompositionError(f"junction {k + 1} ({labels[k]} -> {labels[following[k]]}): {error}") from None
         except CompositionError as error:
@@ -477,8 +494,6 @@ def compose(pieces, junctions=None, loop=False, trim=False, align=True, lock_fee
         how = "given" if not isinstance(junction.at, str) else "chosen"
         notes.append(f"junction {k + 1} {labels[k]} -> {labels[b]}: frames {transition.frame_a} -> {transition.frame_b} ({how}), "
                      f"{transition.method} {transition.length:g} s")
-        if junction_made.note:
-            notes.append(f"junction {k + 1}: {junction_made.note}")
         if make.shows(metrics):
             notes.append(f"junction {k + 1} stays visible: {metrics.summary()}")
     last_piece = 0 if loop else len(pieces) - 1

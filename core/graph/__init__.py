@@ -5,8 +5,9 @@ bounded blocks, :mod:`.build` makes the graph, :mod:`.json_io` saves and
 loads it, :mod:`.synth` walks it and renders a walk through the composition core.
 """
 
-from .build import MotionGraph, build_graph
-from .json_io import graph_from_json, graph_to_json
-from .synth import path_via, random_walk, render, synthesize, without_edges
+from .build import MotionGraph, build_graph, odd_clips
+from .json_io import graph_from_json, graph_from_text, graph_to_json, read_graph_file
+from .synth import check_clips, path_via, random_walk, render, synthesize, without_edges
 
-__all__ = ["MotionGraph", "build_graph", "graph_from_json", "graph_to_json", "path_via", "random_walk", "render", "synthesize", "without_edges"]
+__all__ = ["MotionGraph", "build_graph", "check_clips", "graph_from_json", "graph_from_text", "graph_to_json", "odd_clips", "path_via", "random_walk",
+           "read_graph_file", "render", "synthesize", "without_edges"]

@@ -75,6 +75,7 @@ SPACING_SECONDS = 2.0  # a pair of clips keeps at most one transition candidate 
 MIN_PER_PAIR = 8  # ... and at least this many (the best)
 MARGIN_SECONDS = 0.5  # transitions keep this far from a clip's start: takes start unevenly, and blends need history
 EXPLAIN_TOLERANCE = 2.0  # candidates up to this times their pair's threshold are kept to say what would include a clip left out
+FPS_TOLERANCE = 1e-4  # relative: frame rates this close are one rate (a BVH's frame time is printed to a few digits)
 EXPLAINED = 12  # left-out clips whose including tolerance is searched (each search builds the graph's components ~7 times)
 
 
@@ -100,17 +101,55 @@ class MotionGraph:
     settings: dict = field(default_factory=dict)
 
 
+def same_rate(a, b):
+    """Whether two frame rates are one (within :data:`FPS_TOLERANCE` of each other, relatively)."""
+    return abs(a - b) <= FPS_TOLERANCE * max(a, b)
+
+
+def _majority(keys):
+    """Indices of the largest group of equal ``keys`` (ties: the group seen first)."""
+    groups = {}
+    for index, key in enumerate(keys):
+        groups.setdefault(key, []).append(index)
+    return max(groups.values(), key=len)
+
+
+def _listed(names, most=4):
+    shown = ", ".join(sorted(names)[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def odd_clips(clips):
+    """``{index: reason}`` of the clips a graph of the others cannot hold: those outside the library's majority skeleton (its
+    bone names), then outside the majority's frame rate. The majority is the largest group (ties: the group seen first)."""
+    odd = {}
+    skeleton = _majority([frozenset(clip.bone_names) for clip in clips])
+    bones = set(clips[skeleton[0]].bone_names)
+    for index, clip in enumerate(clips):
+        if index not in skeleton:
+            missing, extra = bones - set(clip.bone_names), set(clip.bone_names) - bones
+            differences = ([f"lacks {_listed(missing)}"] if missing else []) + ([f"has {_listed(extra)} besides"] if extra else [])
+            odd[index] = (f"its skeleton differs from the one {len(skeleton)} of the {len(clips)} clips share (it "
+                          f"{' and '.join(differences)}): a motion graph needs one skeleton")
+    rates = []
+    for index in skeleton:  # each clip's rate as the first clip of the same rate gave it
+        rates.append(next((rate for rate in rates if same_rate(rate, clips[index].fps)), float(clips[index].fps)))
+    rate_group = _majority(rates)
+    rate = rates[rate_group[0]]
+    for position, index in enumerate(skeleton):
+        if position not in rate_group:
+            odd[index] = (f"plays at {clips[index].fps:.4g} fps, {len(rate_group)} of the {len(clips)} clips at {rate:.4g}: "
+                          "resample it to match")
+    return dict(sorted(odd.items()))
+
+
 def _check_library(clips, names):
     if not clips:
         raise GraphError("a motion graph needs at least one clip")
     if len(names) != len(clips):
         raise GraphError(f"{len(clips)} clips but {len(names)} names")
-    first = clips[0]
-    for clip, name in zip(clips, names):
-        if abs(clip.fps - first.fps) > 1e-4 * first.fps:
-            raise GraphError(f"{name}: plays at {clip.fps:.4g} fps, {names[0]} at {first.fps:.4g}: resample it to match first")
-        if set(clip.bone_names) != set(first.bone_names):
-            raise GraphError(f"{name}: its bones differ from {names[0]}'s (a motion graph needs one skeleton)")
+    for index, reason in odd_clips(clips).items():
+        raise GraphError(f"{names[index]}: {reason}")
 
 
 def _travelling_velocities(pose, root, indices, axis, dt):
@@ -429,7 +468,13 @@ def _left_out(layout, names, kept_clips, candidates, fps, tolerance=1.0):
 
 
 def _thresholds(sampled, sampled_a, sampled_b, count, threshold, percentile):
-    """(the library's threshold, each of ``count`` clips' own ``(C,)``, the rule in words): given, or the module's rule."""
+    """(the library's threshold, each of ``count`` clips' own ``(C,)``, the rule in words): given, or the module's rule.
+
+    A library whose windows are identical by the ``percentile`` or more (still poses) has no transition worth finding.
+    """
+    if len(sampled) and np.percentile(sampled, percentile) <= 0:
+        raise GraphError(f"no transitions found: {percentile:g}% of the library's window pairs or more are identical (still poses?); "
+                         "a motion graph joins clips that move")
     if threshold is None:
         if not len(sampled):
             raise GraphError("the library has no two windows to compare: give the threshold")
@@ -527,11 +572,12 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
         "left_out": left_out,
         "seconds": time.perf_counter() - started,
     })
-    if not kept.any():
-        raise GraphError(f"no transition between the clips is under the threshold {threshold:.3g} ({rule}): give a higher --tolerance")
+    if not (inside & (edges["kind"] == 1)).any():
+        raise GraphError(f"no transitions found both ways under the threshold {threshold:.3g} ({rule}): give a higher --tolerance")
     graph_nodes, graph_edges = _json_lists(nodes, edges, kept, inside, firsts, blend)
     settings = {"fps": fps, "window_frames": window, "separation_frames": separation, "blend_frames": blend, "hold_frames": hold,
                 "min_jump_frames": min_jump, "joints": joint_names}
     return MotionGraph(
-        clips=[{"name": name, "frames": clip.num_frames, "fps": fps, "first_frame": first} for clip, name, first in zip(clips, names, firsts)],
+        clips=[{"name": name, "frames": clip.num_frames, "fps": fps, "first_frame": first, "bones": list(clip.bone_names)}
+               for clip, name, first in zip(clips, names, firsts)],
         nodes=graph_nodes, edges=graph_edges, stats=stats, settings=settings)

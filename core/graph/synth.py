@@ -12,16 +12,19 @@ blend length the transition engine then chooses up to the graph's.
 
 import dataclasses
 import heapq
+import math
 
 import numpy as np
 
 from ..compose.sequence import Composition, Junction, Piece, Segment, compose
 from ..errors import GraphError
 from ..transition.make import criteria_ratios
-from .build import MotionGraph, strongly_connected
+from .build import MotionGraph, same_rate, strongly_connected
 
 MIN_DWELL_SECONDS = 1.0  # path_via plays at least this much of each target clip it reaches
-ATTEMPTS = 8  # walks synthesize draws at most, each without the transitions the ones before showed too visible
+COST_SECONDS = 1.0  # path_via weighs a transition as this many seconds per unit of cost (its distance over its threshold)
+ATTEMPTS = 16  # walks synthesize draws at most, each without the transitions the ones before showed too visible (a path through
+# the 13 shared Bandai clips, walk run walk in 20 s, takes 14: routes from a run into a walk pass clips whose blends show)
 
 
 def _out_edges(graph):
@@ -50,8 +53,9 @@ def _clip_edge(graph, out, node):
     return next((index for index in out[node] if graph.edges[index]["kind"] == "clip"), None)
 
 
-def _walk_on(graph, out, node, choice, remaining, rng):
-    """Edges from ``node`` (leaving by edge ``choice``), drawn at random by ``rng``, lasting ``remaining`` frames (see :func:`random_walk`)."""
+def _walk_on(graph, out, node, choice, remaining, following):
+    """Edges from ``node`` (leaving by edge ``choice``), each next one ``following(node)``, lasting ``remaining`` frames (see
+    :func:`random_walk`)."""
     path = []
     while remaining > 0:
         edge = graph.edges[choice]
@@ -69,7 +73,7 @@ def _walk_on(graph, out, node, choice, remaining, rng):
         node = edge["to"]
         if not out[node]:
             raise GraphError(f"node {node} of the motion graph has no edge out of it (the graph is not strongly connected): build it again")
-        choice = out[node][int(rng.integers(len(out[node])))]
+        choice = following(node)
     return path
 
 
@@ -91,7 +95,7 @@ def random_walk(graph, seconds, seed):
         raise GraphError("the motion graph has no clip edges to walk")
     rng = np.random.default_rng(seed)
     node = starts[int(rng.integers(len(starts)))]
-    return _walk_on(graph, out, node, _clip_edge(graph, out, node), total, rng)
+    return _walk_on(graph, out, node, _clip_edge(graph, out, node), total, lambda at: out[at][int(rng.integers(len(out[at])))])
 
 
 def _targets(graph, target):
@@ -108,14 +112,16 @@ def _targets(graph, target):
 
 
 def _shortest(graph, out, source, goal_clips):
-    """Edge indices of the cheapest path from ``source`` into a clip of ``goal_clips`` (Dijkstra; ties: fewer frames, then lower ids)."""
+    """Edge indices of the quickest path of one edge or more from ``source`` to a node of a clip of ``goal_clips`` (Dijkstra on
+    seconds played, a transition's cost counting as one second more; ties: fewer frames, then lower ids)."""
+    fps = graph.settings["fps"]
     best, back = {source: (0.0, 0)}, {}
     heap = [(0.0, 0, source)]
     while heap:
-        cost, frames, node = heapq.heappop(heap)
-        if (cost, frames) > best[node]:
+        weight, frames, node = heapq.heappop(heap)
+        if (weight, frames) > best[node]:
             continue
-        if graph.nodes[node]["clip"] in goal_clips:
+        if node != source and graph.nodes[node]["clip"] in goal_clips:
             path = []
             while node != source:
                 path.append(back[node])
@@ -123,37 +129,17 @@ def _shortest(graph, out, source, goal_clips):
             return path[::-1]
         for index in out[node]:
             edge = graph.edges[index]
-            key = (cost + edge["cost"], frames + edge["frames"])
+            key = (weight + COST_SECONDS * edge["cost"] + edge["frames"] / fps, frames + edge["frames"])
             if edge["to"] not in best or key < best[edge["to"]]:
                 best[edge["to"]], back[edge["to"]] = key, index
                 heapq.heappush(heap, (*key, edge["to"]))
     return None
 
 
-def path_via(graph, targets, seconds=None, seed=0):
-    """A path that plays the target clips in order, reaching each by the cheapest path (Dijkstra on edge costs).
-
-    targets: clip names, or parts of names ("walk", "run", "bow": every clip
-    whose name holds it counts). It starts at the first target's first node
-    and plays each target for at least :data:`MIN_DWELL_SECONDS` (with
-    ``seconds``, an equal share of it each), along its clip edges: a target
-    clip ends sooner only at its last node. With ``seconds`` the path lasts
-    that long as :func:`random_walk`'s do: the last target is cut to end on
-    time, or the walk goes on at random (``seed``) from where it ends.
-    GraphError for a target no clip matches or cannot reach, or
-    targets that take longer than ``seconds`` to visit.
-    """
-    if isinstance(targets, str) or not targets:
-        raise GraphError(f"targets must be a list of clip names or parts of names, got {targets!r}")
-    dwell = int(round(MIN_DWELL_SECONDS * graph.settings["fps"]))
-    if seconds is not None:
-        dwell = max(dwell, _frames_for(graph, seconds, "duration") // len(targets))
-    goals = [_targets(graph, target) for target in targets]
-    out = _out_edges(graph)
-    node = next((n for n, entry in enumerate(graph.nodes) if entry["clip"] in goals[0] and _clip_edge(graph, out, n) is not None), None)
-    if node is None:
-        raise GraphError(f"no clip matching '{targets[0]}' can be played in the motion graph")
-    path = []
+def _visit(graph, out, start, targets, goals, dwell, total=None):
+    """The path from node ``start`` through the ``goals`` (clip index sets) in order, ``dwell`` frames of clip edges in each;
+    with ``total``, the last plays until the path lasts that long (or its clip ends)."""
+    node, path = start, []
     for k, goal in enumerate(goals):
         if k and graph.nodes[node]["clip"] not in goal:
             route = _shortest(graph, out, node, goal)
@@ -162,8 +148,8 @@ def path_via(graph, targets, seconds=None, seed=0):
             path += [_step(graph, index) for index in route]
             node = graph.edges[route[-1]]["to"]
         last, dwelt = k == len(goals) - 1, 0
-        if last and seconds is not None:
-            dwell = max(_frames_for(graph, seconds, "duration") - sum(edge["frames"] for edge in path), 0)
+        if last and total is not None:
+            dwell = max(total - sum(edge["frames"] for edge in path), 0)
         while dwelt < dwell:
             index = _clip_edge(graph, out, node)
             if index is None:
@@ -172,15 +158,85 @@ def path_via(graph, targets, seconds=None, seed=0):
             path.append(edge)
             dwelt += edge["frames"]
             node = edge["to"]
-    if seconds is None:
-        return path
-    total, played = _frames_for(graph, seconds, "duration"), sum(edge["frames"] for edge in path)
-    if played > total + graph.settings["blend_frames"] // 2:
-        raise GraphError(f"visiting {', '.join(targets)} takes at least {played / graph.settings['fps']:.1f} s, "
-                               f"more than the {seconds:g} s asked")
-    if total > played:
-        path += _walk_on(graph, out, node, out[node][0], total - played, np.random.default_rng(seed))
     return path
+
+
+def _quickest_visit(graph, out, targets, goals, dwell):
+    """:func:`_visit` from the first node of the first target's clip that makes the path shortest (ties: the lower clip)."""
+    starts = {}
+    for n, entry in enumerate(graph.nodes):
+        if entry["clip"] in goals[0] and entry["clip"] not in starts and _clip_edge(graph, out, n) is not None:
+            starts[entry["clip"]] = n
+    if not starts:
+        raise GraphError(f"no clip matching '{targets[0]}' can be played in the motion graph")
+    paths = [_visit(graph, out, starts[clip], targets, goals, dwell) for clip in sorted(starts)]
+    return min(paths, key=lambda path: sum(edge["frames"] for edge in path))
+
+
+def _longest_stay(graph, path):
+    """(clip name, frames) of the clip the path plays longest (a transition's frames count in the clip it lands in)."""
+    played = {}
+    for edge in path:
+        clip = graph.nodes[edge["to"] if edge["kind"] == "transition" else edge["from"]]["clip"]
+        played[clip] = played.get(clip, 0) + edge["frames"]
+    clip = max(played, key=played.get)
+    return graph.clips[clip]["name"], played[clip]
+
+
+def path_via(graph, targets, seconds=None):
+    """A path that plays the target clips in order, reaching each by the quickest path (see :func:`_shortest`).
+
+    targets: clip names, or parts of names ("walk", "run", "bow": every clip
+    whose name holds it counts). It starts in whichever clip of the first
+    target makes the path shortest, and plays each target for at least
+    :data:`MIN_DWELL_SECONDS` along its clip edges (a target clip ends sooner
+    only at its last node). With ``seconds`` each target plays an equal
+    share of it where the path then fits, the path lasts ``seconds`` as
+    :func:`random_walk`'s do (the last target cut, or played on: where its
+    clip ends, the quickest way into one of its clips again), and where an
+    equal share does not fit the targets play :data:`MIN_DWELL_SECONDS`
+    each (the last the rest). No choice is random.
+    GraphError for a target no clip matches or cannot reach, or targets
+    that take longer than ``seconds`` to visit: it names the seconds that
+    are enough (the path without ``seconds`` lasts that long) and the clip
+    the path plays longest.
+    """
+    if isinstance(targets, str) or not targets or not all(isinstance(t, str) and t.strip() for t in targets):
+        raise GraphError(f"targets must be a list of clip names or parts of names, got {targets!r}")
+    fps, slack = graph.settings["fps"], graph.settings["blend_frames"] // 2
+    shortest_dwell = int(round(MIN_DWELL_SECONDS * fps))
+    goals = [_targets(graph, target) for target in targets]
+    out = _out_edges(graph)
+    quickest = _quickest_visit(graph, out, targets, goals, shortest_dwell)
+    if seconds is None:
+        return quickest
+    total = _frames_for(graph, seconds, "duration")
+    start = quickest[0]["from"]
+    path = _visit(graph, out, start, targets, goals, max(shortest_dwell, total // len(targets)), total)
+    if sum(edge["frames"] for edge in path) > total + slack:
+        path = _visit(graph, out, start, targets, goals, shortest_dwell, total)
+    played = sum(edge["frames"] for edge in path)
+    if played > total + slack:
+        needed = sum(edge["frames"] for edge in quickest)
+        name, longest = _longest_stay(graph, quickest)
+        raise GraphError(f"visiting {', '.join(targets)} takes at least {math.ceil(needed / fps * 10) / 10:.1f} s, more than the "
+                         f"{seconds:g} s asked (the longest stretch: {longest / fps:.1f} s in '{name}')")
+    if total > played:
+        node = path[-1]["to"] if path else start
+        within = _within(graph, out, goals[-1])
+        path += _walk_on(graph, out, node, within(node), total - played, within)
+    return path
+
+
+def _within(graph, out, goal):
+    """The edge to take at a node to stay in the ``goal`` clips: on along its clip, or the quickest way into one of them."""
+    def following(node):
+        index = _clip_edge(graph, out, node)
+        if index is not None and graph.nodes[node]["clip"] in goal:
+            return index
+        route = _shortest(graph, out, node, goal)
+        return out[node][0] if route is None else route[0]
+    return following
 
 
 def _stays(graph, path):
@@ -205,6 +261,26 @@ def _stays(graph, path):
     return stays, junctions
 
 
+def check_clips(graph, clips):
+    """GraphError naming the first of ``clips`` (the graph's, in its order) that is not the clip the graph was built on:
+    other frames, another frame rate, other bones (where the graph records them) or none of the joints it compared."""
+    if len(clips) != len(graph.clips):
+        raise GraphError(f"the motion graph has {len(graph.clips)} clips, {len(clips)} given")
+    joints = set(graph.settings.get("joints", ()))
+    for clip, entry in zip(clips, graph.clips):
+        name, bones = entry["name"], set(clip.bone_names)
+        if clip.num_frames != entry["frames"] or int(clip.frames[0]) != entry["first_frame"]:
+            raise GraphError(f"clip '{name}' has frames {clip.frames[0]:g}-{clip.frames[-1]:g}, the graph was built on "
+                             f"{entry['first_frame']}-{entry['first_frame'] + entry['frames'] - 1}: build the graph again")
+        if not same_rate(clip.fps, entry["fps"]):
+            raise GraphError(f"clip '{name}' plays at {clip.fps:.4g} fps, the graph says {entry['fps']:.4g}: build the graph again")
+        recorded = set(entry.get("bones", bones))
+        if recorded != bones or not joints <= bones:
+            differ = sorted((recorded ^ bones) | (joints - bones))
+            raise GraphError(f"clip '{name}' has other bones than the graph records ({', '.join(differ[:4])}"
+                             f"{' ...' if len(differ) > 4 else ''} differ): build the graph again")
+
+
 def render(graph, clips, path, method="AUTO", length=None):
     """The path played as one continuous clip: a :class:`..compose.sequence.Composition`.
 
@@ -214,12 +290,7 @@ def render(graph, clips, path, method="AUTO", length=None):
     graph's blend (a transition whose edge gives a shorter ``"blend"``, in
     frames, at most that); None: chosen by the engine up to the graph's.
     """
-    if len(clips) != len(graph.clips):
-        raise GraphError(f"the motion graph has {len(graph.clips)} clips, {len(clips)} given")
-    for clip, entry in zip(clips, graph.clips):
-        if clip.num_frames != entry["frames"] or int(clip.frames[0]) != entry["first_frame"]:
-            raise GraphError(f"clip '{entry['name']}' has frames {clip.frames[0]:g}-{clip.frames[-1]:g}, the graph was built on "
-                                   f"{entry['first_frame']}-{entry['first_frame'] + entry['frames'] - 1}: build the graph again")
+    check_clips(graph, clips)
     fps, blend = graph.settings["fps"], graph.settings["blend_frames"]
     if length is not None and length * fps > blend + 1e-6:
         raise GraphError(f"a blend of {length:g} s is longer than the graph's transitions allow ({blend / fps:g} s)")
@@ -260,7 +331,8 @@ def without_edges(graph, dropped):
 
 
 def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None, attempts=ATTEMPTS):
-    """``seconds`` of new motion from the graph: a random walk (``seed``), or a path through the clips ``via`` names, rendered.
+    """``seconds`` of new motion from the graph: a random walk (``seed``), or a path through the clips ``via`` names (no seed:
+    see :func:`path_via`), rendered.
 
     The graph's costs are pose distances; how a transition looks is known
     once rendered. A transition that fails the transition engine's criteria
@@ -274,7 +346,7 @@ def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None
     """
     dropped = 0
     for _ in range(attempts):
-        path = path_via(graph, list(via), seconds, seed) if via else random_walk(graph, seconds, seed)
+        path = path_via(graph, list(via), seconds) if via else random_walk(graph, seconds, seed)
         composed = render(graph, clips, path, method, length)
         used = [edge["index"] for edge in path if edge["kind"] == "transition"]
         visible = {index for index, made in zip(used, composed.transitions) if criteria_ratios(made.metrics).max() > 1.0}

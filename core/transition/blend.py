@@ -107,6 +107,13 @@ def _frame_pairs(clip_a, frame_a, clip_b, frame_b, count, method, pairs):
         for frame, name in ((frame_a, "A"), (frame_b, "B")):
             if frame < 3:
                 raise TransitionError(f"INERTIALIZE needs three frames of clip {name} before its transition frame {frame}")
+    if pairs is None:  # checked before any array of the blend's length is made: a blend far too long costs nothing
+        for frame, clip, name, used in ((frame_a, clip_a, "A", 1 if method == "INERTIALIZE" else count), (frame_b, clip_b, "B", count)):
+            left = clip.num_frames - frame
+            if used > left:
+                raise TransitionError(f"clip {name} ends {used - left} frames before the blend does: {left} of its {clip.num_frames} frames "
+                                      f"are from the transition frame on and the blend needs {used}; transition earlier or blend shorter")
+    if method == "INERTIALIZE":
         index_a = np.full(count, frame_a)  # A stops at the switch
     elif pairs is None:
         index_a = frame_a + np.arange(count)
@@ -120,11 +127,7 @@ def _frame_pairs(clip_a, frame_a, clip_b, frame_b, count, method, pairs):
         if pairs[-1, 0] >= clip_a.num_frames or pairs[-1, 1] >= clip_b.num_frames:
             raise TransitionError("the time-warped pairs run past the end of a clip: transition earlier or blend shorter")
         return pairs[:, 0], pairs[:, 1]
-    index_b = frame_b + np.arange(count)
-    for index, clip, name in ((index_a, clip_a, "A"), (index_b, clip_b, "B")):
-        if index[-1] >= clip.num_frames:
-            raise TransitionError(f"clip {name} ends {index[-1] - clip.num_frames + 1} frames before the blend does: transition earlier or blend shorter")
-    return index_a, index_b
+    return index_a, frame_b + np.arange(count)
 
 
 def _inertialized(a, frame_a, b, index_b, root_a, root_b):

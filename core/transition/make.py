@@ -116,6 +116,19 @@ def _given_point(clip_a, clip_b, at):
     return int(frame_a - clip_a.frames[0]), int(frame_b - clip_b.frames[0])
 
 
+def _check_long_enough(clip_a, clip_b, method, length):
+    """TransitionError naming the clip too short to hold a blend of ``length`` seconds (None: the shortest of :data:`LENGTHS`).
+
+    Checked before any work: B plays the whole blend, and A too in a CROSSFADE.
+    """
+    seconds = min(LENGTHS) if length is None else length
+    needed = int(round(seconds * clip_a.fps)) + 1
+    what = f"a blend of {seconds:g} s" if length is not None else f"the shortest blend tried ({seconds:g} s)"
+    for clip, name in ((clip_a, "A"), (clip_b, "B")):
+        if clip.num_frames < needed and (name == "B" or method == "CROSSFADE"):
+            raise TransitionError(f"clip {name} has {clip.num_frames} frames, fewer than the {needed} that {what} needs at {clip_a.fps:g} fps")
+
+
 def _around(index, count, window, reach):
     """Window starts (first, last) within ``reach`` frames of ``index`` in a clip of ``count`` frames."""
     return max(index - reach, 0), max(min(index + reach, count - window), 0)
@@ -147,6 +160,7 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
         raise TransitionError(f"the blend length must be a positive number of seconds or None (chosen), got {length!r}")
     given = clip_a, clip_b  # the floor and heights the result must keep
     clip_b = on_skeleton(clip_b, clip_a)  # B on A's bones and rest: one clear error before any work, then one skeleton throughout
+    _check_long_enough(clip_a, clip_b, method, length)
     poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
     fa, fb = points.matching_features(clip_a, clip_b, joints, poses, weights)
     window = max(1, min(int(round(points.WINDOW_SECONDS * clip_a.fps)), len(fa), len(fb)))

@@ -63,8 +63,10 @@ def window_regions(clip_a, clip_b, region, window, reach=REACH_SECONDS):
         if region not in REGIONS:
             raise TransitionError(f"unknown transition region '{region}': use one of {', '.join(REGIONS)} or ((a0, a1), (b0, b1)) frames")
         a_last, b_last = clip_a.num_frames - window, clip_b.num_frames - window
-        if min(a_last, b_last) < 0:
-            raise TransitionError(f"a clip of {min(clip_a.num_frames, clip_b.num_frames)} frames is shorter than the matching window of {window} frames")
+        for clip, name in ((clip_a, "A"), (clip_b, "B")):
+            if clip.num_frames < window:
+                raise TransitionError(f"clip {name} has {clip.num_frames} frames, fewer than the {window} that the search for a "
+                                      "transition point compares at once (the matching window)")
         if region == "anywhere":
             return (0, a_last), (0, b_last)
         frames = int(round(reach * clip_a.fps))
