@@ -13,7 +13,7 @@ def _modules():
     # files over workers and should not pay for loading Blender first.
     from . import operators, presets, properties, ui
 
-    return (properties, operators, ui, presets)
+    return (properties, *operators.MODULES, *ui.MODULES, presets)
 
 
 def register():

@@ -5,7 +5,7 @@ import pathlib
 import shutil
 import sys
 
-from .pipeline import interrupts
+from .files import interrupts
 
 interrupts.install()  # Ctrl-C from the first moment is a clean stop
 try:

@@ -4,14 +4,59 @@ Each parameter is defined once here; the PropertyGroup and the operators
 take fresh copies of the same definitions, and operators copy the scene's
 values into every property the caller did not set when they run, so the
 panel, the redo panel, hotkeys and scripts all run with the same settings.
+
+Each tool's section ends in a mixin of its scene settings (``LoopSettings``,
+``TransitionSettings``...); ``LoopsmithSettings`` combines them into the one
+registered group, so every setting stays at ``scene.loopsmith.<name>``.
 """
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty, StringProperty
 
-from .core import stitch
 from .core.engine import profiles
-from .core.stitch import StitchParameters
+from .core.loop import stitch
+from .core.loop.stitch import StitchParameters
+
+
+# Shared by the tools
+
+# A mode and the frames that, given without it, mean MANUAL.
+_MANUAL_FRAMES = {"range_mode": ("frame_start", "frame_end"), "point_mode": ("frame_a", "frame_b")}
+
+
+def copy_scene_settings(operator: bpy.types.Operator, settings: "LoopsmithSettings", names: tuple[str, ...]) -> None:
+    """Give the operator the scene's values for the properties its caller did not set.
+
+    A caller that sets the frames (a range, a transition point) but not their mode gets those frames (MANUAL).
+    """
+    is_set = operator.properties.is_property_set
+    manual = [mode for mode, frames in _MANUAL_FRAMES.items()
+              if mode in names and not is_set(mode) and any(is_set(frame) for frame in frames)]
+    for name in names:
+        if not is_set(name):
+            setattr(operator, name, getattr(settings, name))
+    for mode in manual:
+        setattr(operator, mode, "MANUAL")
+
+
+def _matching_action_names(self, context, edit_text):
+    """Names of the actions whose bones the active armature has (the target picker's list)."""
+    from .bridge import clip_io
+
+    obj = context.active_object
+    if obj is None or obj.type != "ARMATURE":
+        return []
+    text = edit_text.lower()
+    return [action.name for action in bpy.data.actions
+            if text in action.name.lower() and clip_io.action_problem(action, obj) is None]
+
+
+def _action_picker(name, description):
+    """A text field that suggests the actions whose bones the active armature has."""
+    return StringProperty(name=name, description=description, search=_matching_action_names, search_options={"SORT", "SUGGESTION"})
+
+
+# Find Loop and Make Loop
 
 # Each item keeps its number (saved files store it): the methods 0-6 as they always were, AUTO (listed first) after them.
 METHOD_ITEMS = tuple((name, label, text[0].upper() + text[1:], "NONE", stitch.METHODS.index(name) if name in stitch.METHODS else len(stitch.METHODS))
@@ -37,25 +82,6 @@ RANGE_MODE_ITEMS = (
     ("ACTION", "Action Range", "Loop the action's whole frame range"),
     ("MANUAL", "Manual", "Loop the frames from Start to End"),
 )
-TRANSITION_METHOD_ITEMS = (
-    ("AUTO", "Automatic", "Try both blends and a few lengths; keep the least visible"),
-    ("INERTIALIZE", "Inertialize", "Switch to the target at once and let the difference die away over the blend"),
-    ("CROSSFADE", "Crossfade", "Fade from the source, played on, to the target over the blend"),
-)
-POINT_MODE_ITEMS = (
-    ("AUTO", "Automatic", "Find the best transition point near the source's end and the target's start"),
-    ("FOUND", "Found Point", "The point chosen in the Transition list"),
-    ("MANUAL", "Manual", "Blend from the source's frame A into the target's frame B"),
-)
-JOINT_SET_ITEMS = (
-    ("ALL", "All", "Match the whole body"),
-    ("LOWER", "Lower Body", "Match the hips, legs and feet (gaits)"),
-    ("UPPER", "Upper Body", "Match the spine, arms and head"),
-)
-JOINT_WEIGHT_ITEMS = (
-    ("LENGTH", "Bone Length", "Weigh each joint by the length of its bone"),
-    ("UNIFORM", "Uniform", "Weigh every joint alike"),
-)
 GRADE_ITEMS = (
     ("GOOD", "Good", "A raw cut would already be hard to see", "STRIP_COLOR_04", 0),
     ("FAIR", "Fair", "A visible cut that Make Loop can hide", "STRIP_COLOR_03", 1),
@@ -63,7 +89,7 @@ GRADE_ITEMS = (
 )
 
 
-def make_loop_properties():
+def make_loop_properties() -> dict:
     """Fresh definitions of Make Loop's parameters (times in seconds); the stitching defaults are the core's."""
     seconds = {"subtype": "TIME_ABSOLUTE", "unit": "TIME_ABSOLUTE", "min": 0.0, "soft_max": 2.0}
     core = StitchParameters()
@@ -93,7 +119,7 @@ def make_loop_properties():
     }
 
 
-def find_loop_properties():
+def find_loop_properties() -> dict:
     """Fresh definitions of Find Loop's parameters (times in seconds)."""
     seconds = {"subtype": "TIME_ABSOLUTE", "unit": "TIME_ABSOLUTE", "min": 0.0}
     return {
@@ -105,24 +131,103 @@ def find_loop_properties():
     }
 
 
-def _matching_action_names(self, context, edit_text):
-    """Names of the actions whose bones the active armature has (the target picker's list)."""
-    from .bridge import clip_io
+class LoopsmithCandidate(bpy.types.PropertyGroup):
+    """One loop range found by Find Loop."""
 
-    obj = context.active_object
-    if obj is None or obj.type != "ARMATURE":
-        return []
-    text = edit_text.lower()
-    return [action.name for action in bpy.data.actions
-            if text in action.name.lower() and clip_io.action_problem(action, obj) is None]
-
-
-def _action_picker(name, description):
-    """A text field that suggests the actions whose bones the active armature has."""
-    return StringProperty(name=name, description=description, search=_matching_action_names, search_options={"SORT", "SUGGESTION"})
+    __annotations__ = {
+        "frame_start": IntProperty(name="Start"),
+        "frame_end": IntProperty(name="End"),
+        "cycles": IntProperty(name="Cycles"),
+        "score": FloatProperty(name="Score", description="Predicted seam visibility of a raw cut (lower is better)"),
+        "grade": EnumProperty(name="Grade", items=GRADE_ITEMS),
+    }
 
 
-def transition_properties():
+class LoopsmithResult(bpy.types.PropertyGroup):
+    """The last Make Loop's numbers, for the panel."""
+
+    __annotations__ = {
+        "valid": BoolProperty(),
+        "action": StringProperty(name="Action"),
+        "frame_start": IntProperty(name="Start"),
+        "frame_end": IntProperty(name="End"),
+        "root_mode": StringProperty(name="Root"),
+        "root_bone": StringProperty(name="Root Bone"),
+        "visibility_before": FloatProperty(name="Visibility Before"),
+        "visibility_after": FloatProperty(name="Visibility After"),
+        "step_before": FloatProperty(name="Step Before", subtype="DISTANCE", unit="LENGTH"),
+        "step_after": FloatProperty(name="Step After", subtype="DISTANCE", unit="LENGTH"),
+        "jump_before": FloatProperty(name="Velocity Jump Before", unit="VELOCITY"),
+        "jump_after": FloatProperty(name="Velocity Jump After", unit="VELOCITY"),
+        "curves_stitched": IntProperty(name="Curves Stitched", description="Other curves (custom properties...) looped like the bones"),
+        "curves_stepped": IntProperty(name="Stepped Curves", description="Constant-interpolation curves that repeat as keyed"),
+        "method": StringProperty(name="Method", description="The method the loop was made with (Best Measured: the one kept)"),
+        "methods_tried": StringProperty(name="Methods Tried", description="Best Measured: each method's seam visibility as played"),
+    }
+
+
+def chosen_candidate(settings: "LoopsmithSettings") -> "LoopsmithCandidate | None":
+    """The candidate selected in Find Loop's list, or None."""
+    if 0 <= settings.active_candidate < len(settings.candidates):
+        return settings.candidates[settings.active_candidate]
+    return None
+
+
+def stale_candidates(settings: "LoopsmithSettings", obj: bpy.types.Object | None) -> str | None:
+    """Why Find Loop's candidates do not belong to ``obj``'s current action, or None when they do."""
+    owner, action = settings.candidates_object, settings.candidates_action
+    current = obj.animation_data.action if obj is not None and obj.animation_data else None
+    if owner is None or action is None:
+        return "Find Loop's list is out of date: run Find Loop again"
+    if owner != obj or action != current:
+        return f"Find Loop's list is for '{action.name}' on '{owner.name}', not this action: run Find Loop again"
+    return None
+
+
+class LoopSettings:
+    """Find Loop's and Make Loop's settings, the candidates Find Loop found and the last Make Loop's numbers."""
+
+    __annotations__ = {
+        **make_loop_properties(),
+        **find_loop_properties(),
+        "candidates": CollectionProperty(type=LoopsmithCandidate),
+        # No update callback: bpy 4.2 crashes at exit after one was registered.
+        "active_candidate": IntProperty(name="Candidate", default=-1),
+        # What the candidates were found on: frames of another action mean nothing.
+        "candidates_object": PointerProperty(type=bpy.types.Object),
+        "candidates_action": PointerProperty(type=bpy.types.Action),
+        "result": PointerProperty(type=LoopsmithResult),
+    }
+
+
+MAKE_LOOP_NAMES = tuple(make_loop_properties())
+FIND_LOOP_NAMES = tuple(find_loop_properties())
+
+
+# Make Transition
+
+TRANSITION_METHOD_ITEMS = (
+    ("AUTO", "Automatic", "Try both blends and a few lengths; keep the least visible"),
+    ("INERTIALIZE", "Inertialize", "Switch to the target at once and let the difference die away over the blend"),
+    ("CROSSFADE", "Crossfade", "Fade from the source, played on, to the target over the blend"),
+)
+POINT_MODE_ITEMS = (
+    ("AUTO", "Automatic", "Find the best transition point near the source's end and the target's start"),
+    ("FOUND", "Found Point", "The point chosen in the Transition list"),
+    ("MANUAL", "Manual", "Blend from the source's frame A into the target's frame B"),
+)
+JOINT_SET_ITEMS = (
+    ("ALL", "All", "Match the whole body"),
+    ("LOWER", "Lower Body", "Match the hips, legs and feet (gaits)"),
+    ("UPPER", "Upper Body", "Match the spine, arms and head"),
+)
+JOINT_WEIGHT_ITEMS = (
+    ("LENGTH", "Bone Length", "Weigh each joint by the length of its bone"),
+    ("UNIFORM", "Uniform", "Weigh every joint alike"),
+)
+
+
+def transition_properties() -> dict:
     """Fresh definitions of Make Transition's parameters (frames are frame numbers, times seconds)."""
     return {
         "target_action": _action_picker("Target", "The action to blend into (any action whose bones this armature has)"),
@@ -140,6 +245,52 @@ def transition_properties():
         "transition_lock_feet": BoolProperty(name="Lock Feet", description="Keep feet planted through the blend", default=True),
     }
 
+
+class LoopsmithTransitionPoint(bpy.types.PropertyGroup):
+    """One transition point found by Make Transition (frame numbers)."""
+
+    __annotations__ = {
+        "frame_a": IntProperty(name="Frame A"),
+        "frame_b": IntProperty(name="Frame B"),
+        "cost": FloatProperty(name="Cost", description="Pose distance over the matching window plus the foot-contact penalty (lower is better)"),
+        "contact_match": BoolProperty(name="Feet Match", description="The same feet are planted in both clips"),
+    }
+
+
+def chosen_transition_point(settings: "LoopsmithSettings") -> "LoopsmithTransitionPoint | None":
+    """The point selected in the Transition list, or None."""
+    if 0 <= settings.active_transition_point < len(settings.transition_points):
+        return settings.transition_points[settings.active_transition_point]
+    return None
+
+
+def stale_transition_points(settings: "LoopsmithSettings", target: bpy.types.Action | None) -> str | None:
+    """Why the Transition list does not belong to blending into ``target``, or None when it does (it names its own source)."""
+    if settings.points_source is None or settings.points_target is None:
+        return "The Transition list is out of date: run Make Transition with an automatic point"
+    if settings.points_target != target:
+        return f"The Transition list is for '{settings.points_source.name}' to '{settings.points_target.name}': run Make Transition again"
+    return None
+
+
+class TransitionSettings:
+    """Make Transition's settings, its ranked points and the last distance map."""
+
+    __annotations__ = {
+        **transition_properties(),
+        "transition_points": CollectionProperty(type=LoopsmithTransitionPoint),
+        "active_transition_point": IntProperty(name="Transition Point", default=-1),
+        # What the points were found between.
+        "points_source": PointerProperty(type=bpy.types.Action),
+        "points_target": PointerProperty(type=bpy.types.Action),
+        "distance_image": PointerProperty(type=bpy.types.Image, description="The last transition's distance map"),
+    }
+
+
+TRANSITION_NAMES = tuple(transition_properties())
+
+
+# The editing operators
 
 INTERPOLATION_ITEMS = (
     ("CUBIC", "Cubic", "A smooth curve through the frames: speeds do not jump at every original frame"),
@@ -170,7 +321,7 @@ SHORTER_ITEMS = (
 )
 
 
-def edit_properties():
+def edit_properties() -> dict:
     """Fresh definitions of the editing operators' parameters (frames are frame numbers, times seconds)."""
     seconds = {"subtype": "TIME_ABSOLUTE", "unit": "TIME_ABSOLUTE"}
     return {
@@ -209,6 +360,14 @@ def edit_properties():
     }
 
 
+class EditSettings:
+    """The editing operators' settings."""
+
+    __annotations__ = edit_properties()
+
+
+# Root motion and the game-engine export
+
 ROOT_MOTION_ITEMS = (
     ("HEADING", "Position and Heading", "The root follows the pelvis over the floor and turns with it"),
     ("POSITION", "Position Only", "The root follows the pelvis over the floor and keeps the first frame's heading"),
@@ -221,7 +380,7 @@ ENGINE_ITEMS = tuple((name.upper(), profile.label, f"{profile.suffix[1:].upper()
                      for name, profile in profiles.PROFILES.items())
 
 
-def engine_properties():
+def engine_properties() -> dict:
     """Fresh definitions of root motion's and the engine export's parameters."""
     return {
         "root_motion_mode": EnumProperty(name="Root Motion", items=ROOT_MOTION_ITEMS, default="HEADING"),
@@ -235,8 +394,19 @@ def engine_properties():
     }
 
 
-def compose_properties():
-    """Fresh definitions of Compose's and the motion graph's parameters (times in seconds)."""
+class EngineSettings:
+    """Extract Root Motion's and Export for Engine's settings."""
+
+    __annotations__ = engine_properties()
+
+
+ROOT_MOTION_NAMES = ("root_motion_mode", "root_height", "root_in_place", "root_name", "root_smoothing")
+
+
+# Compose
+
+def compose_properties() -> dict:
+    """Fresh definitions of Compose's parameters."""
     return {
         "compose_name": StringProperty(name="Name", description="The new action's name", default="composition"),
         "compose_loop": BoolProperty(name="Loop", description="The last action hands over to the first and the whole plays as a seamless cycle",
@@ -245,8 +415,31 @@ def compose_properties():
                                      default=False),
         "compose_nla": BoolProperty(name="NLA Strips", description="Also lay the composition out as an NLA track, one strip per segment, "
                                                                    "to keep editing it", default=False),
+    }
+
+
+class ComposeSettings:
+    """Compose's settings."""
+
+    __annotations__ = compose_properties()
+
+
+COMPOSE_NAMES = tuple(compose_properties())
+
+
+# The motion graph and Synthesize
+
+def graph_properties() -> dict:
+    """Fresh definitions of Build Graph's parameters (pose distances, as the graph measures them)."""
+    return {
         "graph_threshold": FloatProperty(name="Threshold", description="Largest pose distance a transition may bridge (0: chosen from "
                                                                        "the library's own distances)", default=0.0, min=0.0, soft_max=10.0),
+    }
+
+
+def synth_properties() -> dict:
+    """Fresh definitions of Synthesize's parameters (times in seconds)."""
+    return {
         "synth_seconds": FloatProperty(name="Duration", description="How long the synthesized motion lasts", default=30.0, min=1.0,
                                        soft_max=600.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"),
         "synth_seed": IntProperty(name="Seed", description="The same seed gives the same motion", default=0, min=0),
@@ -255,6 +448,18 @@ def compose_properties():
                                                             "commas; empty: a random walk"),
     }
 
+
+class GraphSettings:
+    """Build Graph's and Synthesize's settings."""
+
+    __annotations__ = {**graph_properties(), **synth_properties()}
+
+
+GRAPH_TEXT = "loopsmith_graph.json"  # the Text data-block that holds the file's motion graph
+SYNTH_NAMES = tuple(synth_properties())
+
+
+# The Sequence list that Compose strings together
 
 class LoopsmithSequenceEntry(bpy.types.PropertyGroup):
     """One action of the Sequence, its range and how it hands over to the next."""
@@ -275,128 +480,10 @@ class LoopsmithSequenceEntry(bpy.types.PropertyGroup):
     }
 
 
-def chosen_candidate(settings):
-    """The candidate selected in Find Loop's list, or None."""
-    if 0 <= settings.active_candidate < len(settings.candidates):
-        return settings.candidates[settings.active_candidate]
-    return None
-
-
-def stale_candidates(settings, obj):
-    """Why Find Loop's candidates do not belong to ``obj``'s current action, or None when they do."""
-    owner, action = settings.candidates_object, settings.candidates_action
-    current = obj.animation_data.action if obj is not None and obj.animation_data else None
-    if owner is None or action is None:
-        return "Find Loop's list is out of date: run Find Loop again"
-    if owner != obj or action != current:
-        return f"Find Loop's list is for '{action.name}' on '{owner.name}', not this action: run Find Loop again"
-    return None
-
-
-# A mode and the frames that, given without it, mean MANUAL.
-_MANUAL_FRAMES = {"range_mode": ("frame_start", "frame_end"), "point_mode": ("frame_a", "frame_b")}
-
-
-def copy_scene_settings(operator, settings, names):
-    """Give the operator the scene's values for the properties its caller did not set.
-
-    A caller that sets the frames (a range, a transition point) but not their mode gets those frames (MANUAL).
-    """
-    is_set = operator.properties.is_property_set
-    manual = [mode for mode, frames in _MANUAL_FRAMES.items()
-              if mode in names and not is_set(mode) and any(is_set(frame) for frame in frames)]
-    for name in names:
-        if not is_set(name):
-            setattr(operator, name, getattr(settings, name))
-    for mode in manual:
-        setattr(operator, mode, "MANUAL")
-
-
-class LoopsmithCandidate(bpy.types.PropertyGroup):
-    """One loop range found by Find Loop."""
+class SequenceSettings:
+    """The Sequence list and the candidate points of one of its junctions."""
 
     __annotations__ = {
-        "frame_start": IntProperty(name="Start"),
-        "frame_end": IntProperty(name="End"),
-        "cycles": IntProperty(name="Cycles"),
-        "score": FloatProperty(name="Score", description="Predicted seam visibility of a raw cut (lower is better)"),
-        "grade": EnumProperty(name="Grade", items=GRADE_ITEMS),
-    }
-
-
-class LoopsmithTransitionPoint(bpy.types.PropertyGroup):
-    """One transition point found by Make Transition (frame numbers)."""
-
-    __annotations__ = {
-        "frame_a": IntProperty(name="Frame A"),
-        "frame_b": IntProperty(name="Frame B"),
-        "cost": FloatProperty(name="Cost", description="Pose distance over the matching window plus the foot-contact penalty (lower is better)"),
-        "contact_match": BoolProperty(name="Feet Match", description="The same feet are planted in both clips"),
-    }
-
-
-def chosen_transition_point(settings):
-    """The point selected in the Transition list, or None."""
-    if 0 <= settings.active_transition_point < len(settings.transition_points):
-        return settings.transition_points[settings.active_transition_point]
-    return None
-
-
-def stale_transition_points(settings, target):
-    """Why the Transition list does not belong to blending into ``target``, or None when it does (it names its own source)."""
-    if settings.points_source is None or settings.points_target is None:
-        return "The Transition list is out of date: run Make Transition with an automatic point"
-    if settings.points_target != target:
-        return f"The Transition list is for '{settings.points_source.name}' to '{settings.points_target.name}': run Make Transition again"
-    return None
-
-
-class LoopsmithResult(bpy.types.PropertyGroup):
-    """The last Make Loop's numbers, for the panel."""
-
-    __annotations__ = {
-        "valid": BoolProperty(),
-        "action": StringProperty(name="Action"),
-        "frame_start": IntProperty(name="Start"),
-        "frame_end": IntProperty(name="End"),
-        "root_mode": StringProperty(name="Root"),
-        "root_bone": StringProperty(name="Root Bone"),
-        "visibility_before": FloatProperty(name="Visibility Before"),
-        "visibility_after": FloatProperty(name="Visibility After"),
-        "step_before": FloatProperty(name="Step Before", subtype="DISTANCE", unit="LENGTH"),
-        "step_after": FloatProperty(name="Step After", subtype="DISTANCE", unit="LENGTH"),
-        "jump_before": FloatProperty(name="Velocity Jump Before", unit="VELOCITY"),
-        "jump_after": FloatProperty(name="Velocity Jump After", unit="VELOCITY"),
-        "curves_stitched": IntProperty(name="Curves Stitched", description="Other curves (custom properties...) looped like the bones"),
-        "curves_stepped": IntProperty(name="Stepped Curves", description="Constant-interpolation curves that repeat as keyed"),
-        "method": StringProperty(name="Method", description="The method the loop was made with (Best Measured: the one kept)"),
-        "methods_tried": StringProperty(name="Methods Tried", description="Best Measured: each method's seam visibility as played"),
-    }
-
-
-class LoopsmithSettings(bpy.types.PropertyGroup):
-    """Loopsmith's per-scene settings."""
-
-    __annotations__ = {
-        **make_loop_properties(),
-        **find_loop_properties(),
-        "candidates": CollectionProperty(type=LoopsmithCandidate),
-        # No update callback: bpy 4.2 crashes at exit after one was registered.
-        "active_candidate": IntProperty(name="Candidate", default=-1),
-        # What the candidates were found on: frames of another action mean nothing.
-        "candidates_object": PointerProperty(type=bpy.types.Object),
-        "candidates_action": PointerProperty(type=bpy.types.Action),
-        "result": PointerProperty(type=LoopsmithResult),
-        **transition_properties(),
-        "transition_points": CollectionProperty(type=LoopsmithTransitionPoint),
-        "active_transition_point": IntProperty(name="Transition Point", default=-1),
-        # What the points were found between.
-        "points_source": PointerProperty(type=bpy.types.Action),
-        "points_target": PointerProperty(type=bpy.types.Action),
-        "distance_image": PointerProperty(type=bpy.types.Image, description="The last transition's distance map"),
-        **edit_properties(),
-        **engine_properties(),
-        **compose_properties(),
         "sequence": CollectionProperty(type=LoopsmithSequenceEntry),
         "active_sequence_entry": IntProperty(name="Sequence Entry", default=-1),
         # Candidate points of one junction (junction_points_entry: the entry it starts from), as the Transition list's.
@@ -406,15 +493,11 @@ class LoopsmithSettings(bpy.types.PropertyGroup):
     }
 
 
-MAKE_LOOP_NAMES = tuple(make_loop_properties())
-FIND_LOOP_NAMES = tuple(find_loop_properties())
-TRANSITION_NAMES = tuple(transition_properties())
-EDIT_NAMES = tuple(edit_properties())
-ROOT_MOTION_NAMES = ("root_motion_mode", "root_height", "root_in_place", "root_name", "root_smoothing")
+# Blender registers a group's mixins last base first: listed in reverse, the settings keep the order of the sections above.
+class LoopsmithSettings(SequenceSettings, GraphSettings, ComposeSettings, EngineSettings, EditSettings, TransitionSettings, LoopSettings,
+                        bpy.types.PropertyGroup):
+    """Loopsmith's per-scene settings."""
 
-GRAPH_TEXT = "loopsmith_graph.json"  # the Text data-block that holds the file's motion graph
-COMPOSE_NAMES = ("compose_name", "compose_loop", "compose_trim", "compose_nla")
-SYNTH_NAMES = ("synth_name", "synth_seconds", "synth_seed", "synth_via")
 
 classes = (LoopsmithCandidate, LoopsmithTransitionPoint, LoopsmithResult, LoopsmithSequenceEntry, LoopsmithSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)

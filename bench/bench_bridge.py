@@ -12,7 +12,7 @@ import common
 
 import numpy as np  # noqa: E402
 
-SUBMODULES = ("core.clip", "core.quat", "core.rotation_modes", "bridge.clip_io", "bridge.armature", "bridge.action_api")
+SUBMODULES = ("core.motion.clip", "core.motion.quat", "core.motion.rotation_modes", "bridge.clip_io", "bridge.armature", "bridge.action_api")
 
 
 def _scene(mode, bones, frames):

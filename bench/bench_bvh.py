@@ -28,7 +28,7 @@ BASELINE_FRAMES = 20_000
 
 def _modules():
     sys.path.insert(0, str(REPO))
-    from core import bvh, bvh_clip
+    from core.formats import bvh, bvh_clip
 
     return bvh, bvh_clip
 

@@ -15,9 +15,10 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import common  # noqa: E402
-from core import clip as clip_module, detect, quat, rotation_modes  # noqa: E402
+from core.motion import clip as clip_module, quat, rotation_modes
+from core.loop import detect
 
-CORE = types.SimpleNamespace(core=types.SimpleNamespace(clip=clip_module, quat=quat, rotation_modes=rotation_modes))
+CORE = types.SimpleNamespace(core=types.SimpleNamespace(motion=types.SimpleNamespace(clip=clip_module, quat=quat, rotation_modes=rotation_modes)))
 
 
 def timed(frames, bones=60, repeats=3):

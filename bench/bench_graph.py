@@ -1,6 +1,6 @@
 """Motion graph build at library scale against a bare GEMM, and against the transition engine's pair-by-pair search.
 
-Targets (issue 13, section 3): one hour of 30 fps mocap (30 takes x 3,600
+Targets: one hour of 30 fps mocap (30 takes x 3,600
 frames, 22 joints) to a graph in at most 90 s wall, and in at most 3x the
 time of one bare float32 GEMM pass over the same frame features, measured
 in the same run. The takes are made from the real Bandai clips (imported
@@ -43,7 +43,7 @@ def _import_real_clips():
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
     from helpers import import_bvh
 
-    ext, disable = dev_extension.enable(("core.clip", "bridge.clip_io"))
+    ext, disable = dev_extension.enable(("core.motion.clip", "bridge.clip_io"))
     arrays = []
     for path in sorted(MOCAP.glob("bandai*/*.bvh")):
         bpy.ops.wm.read_homefile(use_empty=True)
@@ -58,7 +58,7 @@ def _takes(count, seed=0):
     """``count`` takes of TAKE_FRAMES frames as Clips, built from the pickled real clips."""
     import numpy as np
 
-    from core.clip import Clip
+    from core.motion.clip import Clip
 
     sources = [Clip(**fields) for fields in pickle.loads(ARRAYS.read_bytes())]
     rng = np.random.default_rng(seed)

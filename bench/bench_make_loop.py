@@ -14,7 +14,7 @@ import numpy as np  # noqa: E402
 
 from bench_bridge import SUBMODULES, floor  # noqa: E402
 
-LOOP_SUBMODULES = SUBMODULES + ("core.loop", "core.stitch", "bridge.cycles", "operators.make_loop")
+LOOP_SUBMODULES = SUBMODULES + ("core.loop.make", "core.loop.stitch", "bridge.cycles", "operators.make_loop")
 
 
 def travelling_scene(bones, frames, submodules=LOOP_SUBMODULES, make_clip=None):
@@ -59,7 +59,7 @@ def make_loop_job(ext, obj):
     source = bpy.data.actions["source"]
     ext.bridge.action_api.assign_action(obj, source)
     clip = ext.bridge.clip_io.read_clip(obj)
-    result = ext.core.loop.make_loop(clip, int(clip.frames[0]), int(clip.frames[-1]))
+    result = ext.core.loop.make.make_loop(clip, int(clip.frames[0]), int(clip.frames[-1]))
     ext.bridge.clip_io.write_loop(obj, result, source)
 
 
@@ -114,9 +114,10 @@ def core_only(frames, bones=60):
     import types
 
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-    from core import clip as clip_module, quat, rotation_modes, stitch
+    from core.motion import clip as clip_module, quat, rotation_modes
+    from core.loop import stitch
 
-    ext = types.SimpleNamespace(core=types.SimpleNamespace(clip=clip_module, quat=quat, rotation_modes=rotation_modes))
+    ext = types.SimpleNamespace(core=types.SimpleNamespace(motion=types.SimpleNamespace(clip=clip_module, quat=quat, rotation_modes=rotation_modes)))
     clip = common.large_clip(ext, bones, frames)
     params = stitch.StitchParameters(method="CUBIC")  # the stitching functions take one method
     best = np.inf

@@ -34,7 +34,7 @@ import common  # noqa: F401 (puts the checkout's tools and tests on the path)
 
 from bench_make_loop import LOOP_SUBMODULES, travelling_clip, travelling_scene  # noqa: E402
 
-SUBMODULES = LOOP_SUBMODULES + ("core.footlock", "core.root", "core.metrics", "operators.common")
+SUBMODULES = LOOP_SUBMODULES + ("core.motion.footlock", "core.motion.root", "core.measure.seam", "operators.common")
 LEGS = {"thigh": "upper_leg.{}", "shin": "lower_leg.{}", "ankle": "foot.{}"}
 
 
@@ -150,7 +150,7 @@ def split_floor(ext, floor_class):
 def split_make_loop(ext):
     """Seconds of one Make Loop run by part: the operator module's own calls and the core's inside make_loop."""
     operator = importlib.import_module(ext.__name__ + ".operators.make_loop")
-    loop = ext.core.loop
+    loop = ext.core.loop.make
     targets = _ops_targets(operator.LOOPSMITH_OT_make_loop) + [
         ("read", operator.common, "read_action_clip"),
         ("core", operator.loop, "make_loop"),
@@ -161,7 +161,7 @@ def split_make_loop(ext):
         ("  stitch", loop.stitch, "stitch_vectors"),
         ("  stitch", loop.stitch, "stitch_rotations"),
         ("  root frames", loop.root_motion, "root_frames"),
-        ("  root travel", loop.root_motion, "loop_travel"),
+        ("  root travel", loop.travel, "loop_travel"),
         ("  foot lock", loop.footlock, "lock_feet"),
         ("  seam metrics", loop, "seam_metrics"),
     ]

@@ -29,9 +29,9 @@ def main():
     from helpers import import_bvh
     from test_realdata_played_seam import gait_paths, linear_blend_loop, played_visibility
 
-    ext, _ = dev_extension.enable(("core.loop", "core.detect", "core.metrics", "core.root", "core.quat", "core.stitch", "bridge.clip_io",
+    ext, _ = dev_extension.enable(("core.loop.make", "core.loop.detect", "core.measure.seam", "core.motion.root", "core.motion.quat", "core.loop.stitch", "bridge.clip_io",
                                    "bridge.action_api"))
-    methods = ext.core.stitch.AUTO_METHODS
+    methods = ext.core.loop.stitch.AUTO_METHODS
     print("played seam visibility (<= 1.0: no more visible than an ordinary frame) and velocity jump, default pipeline")
     print(f"{'clip':42s} {'cyc':>3s} {'range':>9s} {'raw cut':>8s} {'5-frame':>8s} " + " ".join(f"{m.lower():>9s}" for m in methods)
           + f" {'default':>8s} {'kept':>9s} {'jump raw':>9s} {'jump new':>9s}")
@@ -41,12 +41,12 @@ def main():
             obj = import_bvh(path)
             source = obj.animation_data.action
             clip = ext.bridge.clip_io.read_clip(obj)
-            best = ext.core.detect.find_loops(clip, cycles=cycles).best
+            best = ext.core.loop.detect.find_loops(clip, cycles=cycles).best
             start, end = best.frame_start, best.frame_end
-            new = ext.core.loop.make_loop(clip, start, end)
-            raw = ext.core.loop.LoopResult(new.raw, new.root, new.root_mode, new.before, new.before)
+            new = ext.core.loop.make.make_loop(clip, start, end)
+            raw = ext.core.loop.make.LoopResult(new.raw, new.root, new.root_mode, new.before, new.before)
             loops = {"raw": raw, "blend": linear_blend_loop(ext, clip, start, end), "new": new}
-            loops.update({m: ext.core.loop.make_loop(clip, start, end, ext.core.stitch.StitchParameters(method=m)) for m in methods})
+            loops.update({m: ext.core.loop.make.make_loop(clip, start, end, ext.core.loop.stitch.StitchParameters(method=m)) for m in methods})
             seen = {}
             for label, result in loops.items():
                 ext.bridge.action_api.assign_action(obj, source)

@@ -1,6 +1,6 @@
 """Transition matching: the distance map against a bare GEMM, the block-wise best pairs, the time warp.
 
-Targets (issue "Transitions"): the distance map of 10,000 x 10,000 frames x
+Targets: the distance map of 10,000 x 10,000 frames x
 22 joints in at most 2x the time of a bare float32 GEMM of the same shape,
 measured in the same run; the time warp over a 600 x 600 region in at most
 0.2 s. Features are real pose features of the demo walker (22 joints:
@@ -18,7 +18,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import common  # noqa: E402
 from core import demo  # noqa: E402
-from core.transition import distance, features, timewarp  # noqa: E402
+from core.transition import distance, timewarp
+from core.motion import features
 
 FRAMES = 10_000
 WINDOW = 9  # 0.3 s at 30 fps, the transition points' default

@@ -70,15 +70,15 @@ def large_clip(ext, bones=60, frames=10_000, rotation_mode="QUATERNION", seed=0)
     rest[:, :3, 3] = rng.normal(0, 0.3, (bones, 3))
     t = np.arange(frames)[:, None, None] / 30.0
     angles = 0.8 * np.sin(2 * np.pi * t * rng.uniform(0.3, 2.0, (1, bones, 3)) + rng.uniform(0, 6, (1, bones, 3)))
-    quat = ext.core.rotation_modes.euler_to_quat(angles, "XYZ")
-    return ext.core.clip.Clip(
+    quat = ext.core.motion.rotation_modes.euler_to_quat(angles, "XYZ")
+    return ext.core.motion.clip.Clip(
         fps=30.0,
         frames=np.arange(1, frames + 1, dtype=float),
         bone_names=tuple(f"bone_{b:03d}" for b in range(bones)),
         parents=parents,
         rest=rest,
         location=0.1 * np.sin(t * rng.uniform(0.5, 3.0, (1, bones, 3))),
-        rotation=ext.core.quat.unroll(quat),
+        rotation=ext.core.motion.quat.unroll(quat),
         scale=1.0 + 0.05 * np.sin(t * rng.uniform(0.5, 3.0, (1, bones, 3))),
         rotation_modes=(rotation_mode,) * bones,
         animated_location=np.ones((bones, 3), dtype=bool),

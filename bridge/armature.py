@@ -5,7 +5,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from . import action_api, clip_io
+from . import action_api, write_action
 
 _LINEAR = 1  # the 'LINEAR' item of a keyframe's interpolation, as foreach_set takes it
 
@@ -61,10 +61,10 @@ def create_armature(context, clip, name, lengths=None, connected=None):
 
 def animated_armature(context, clip, name, lengths=None, connected=None):
     """:func:`create_armature` animated by ``clip``: its action ``name`` keys every frame, linear, written in bulk
-    (``clip_io.write_clip``), as Blender's BVH importer keys one. Returns the object."""
+    (``write_action.write_clip``), as Blender's BVH importer keys one. Returns the object."""
     clip.validate()
     obj = create_armature(context, clip, name, lengths, connected)
-    action = clip_io.write_clip(obj, clip, name)
+    action = write_action.write_clip(obj, clip, name)
     for fcurve in action_api.fcurves_of(action, obj):
         points = fcurve.keyframe_points
         points.foreach_set("interpolation", np.full(len(points), _LINEAR, dtype=np.int32))

@@ -2,7 +2,7 @@
 
 The core (:mod:`..core.engine.root_bone`) decides the split; this module adds
 the bone in Edit Mode (rest at the armature origin, the old top bones below
-it) and writes the result with :func:`.clip_io.write_edit`, so a loop stays
+it) and writes the result with :func:`.write_policy.write_edit`, so a loop stays
 a loop with its travel now repeating on the root.
 """
 
@@ -13,7 +13,7 @@ import bpy
 
 from ..core.engine import root_bone
 from ..core.errors import ClipError
-from . import clip_io
+from . import action_curves, write_policy
 
 #: Length of an added root bone, as a share of the pelvis's rest height (it lies on the floor, pointing along +Y).
 ROOT_LENGTH_SHARE = 0.5
@@ -79,9 +79,9 @@ def extract(obj, mode="HEADING", height="PELVIS", root_name="root", smoothing=0.
     original action is kept. Returns ``(action, RootMotion)``; ClipError or
     LoopsmithError with a one-line reason.
     """
-    source = clip_io.require_action(obj)
-    clip, playback = clip_io.read_edit_source(obj)
-    if clip_io.OBJECT_CHANNELS in clip.bone_names:
+    source = action_curves.require_action(obj)
+    clip, playback = write_policy.read_edit_source(obj)
+    if action_curves.OBJECT_CHANNELS in clip.bone_names:
         raise ClipError(f"action '{source.name}' moves the armature object itself; root motion is taken from bones, "
                         "so apply the object's motion to the bones first")
     result = root_bone.extract_root_motion(clip, mode, root_name, smoothing, in_place, cyclic=playback.cyclic, height=height)
@@ -90,7 +90,7 @@ def extract(obj, mode="HEADING", height="PELVIS", root_name="root", smoothing=0.
         add_root_bone(obj, root_name, max(ROOT_LENGTH_SHARE * pelvis_height, 1e-3))
     travel = None if in_place else result.clip.bone_names[result.root]
     try:
-        action = clip_io.write_edit(obj, result.as_edit(), source, clip.frames[0], replace(playback, travel=travel))
+        action = write_policy.write_edit(obj, result.as_edit(), source, clip.frames[0], replace(playback, travel=travel))
     except Exception:
         if result.added:  # no action plays the new bone: the armature goes back as it was
             _remove_root_bone(obj, root_name)
@@ -111,10 +111,3 @@ def rename_bone(obj, old, new):
     if new in obj.data.bones:
         raise ClipError(f"cannot rename '{old}' to '{new}': armature '{obj.name}' already has a bone of that name")
     obj.data.bones[old].name = new
-
-
-def top_bone(obj):
-    """The armature's single top bone, or None when it has several (or none)."""
-    tops = [bone.name for bone in obj.data.bones if bone.parent is None]
-    return tops[0] if len(tops) == 1 else None
-

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import quat
-from .clip import Clip
+from .motion import quat
+from .motion.clip import Clip
 
 # name, parent, head, tail (rest pose, metres)
 _SKELETON = (
@@ -59,7 +59,6 @@ _SWINGS = {
     "Hand.L": [(_PITCH, 0.0, [(1, 6.0, 0.8)])],
     "Shoulder.L": [(_ROLL, 0.0, [(1, 2.0, 0.3)])],
 }
-_MIRROR = {".L": ".R"}
 
 
 @dataclass
@@ -97,7 +96,8 @@ def _swing_rotation(rest, swings, phase, side_shift):
     return q
 
 
-def walk_cycle(num_frames=106, fps=30.0, period_seconds=1.07, speed=1.3, seed=7, first_frame=1):
+def walk_cycle(num_frames: int = 106, fps: float = 30.0, period_seconds: float = 1.07, speed: float = 1.3, seed: int = 7,
+               first_frame: int = 1) -> DemoClip:
     """A humanoid walk of 22 bones, about 3.3 cycles at the defaults.
 
     period_seconds: gait period (two steps); at 30 fps the default is 32.1

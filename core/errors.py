@@ -13,8 +13,23 @@ class LoopError(LoopsmithError):
     """A loop cannot be made or found with the given range or parameters."""
 
 
+class NoLoopFound(LoopError):
+    """Find Loop found no loop to make: no motion repeats, or none of ``cycles`` periods fits between ``min_length`` and
+    ``max_length`` seconds (``cycles`` 0: any number of periods)."""
+
+    def __init__(self, cycles: int, min_length: float, max_length: float):
+        fits = f"of {cycles} cycles between {min_length:g} s and {max_length:g} s" if cycles else "that repeats"
+        super().__init__(f"no loop {fits} found in the clip")
+        self.cycles, self.min_length, self.max_length = cycles, min_length, max_length
+
+
 class TransitionError(LoopsmithError):
     """A transition cannot be matched, warped or blended with the given clips, frames or parameters."""
+
+
+class FeatureError(TransitionError):
+    """The pose features asked for cannot be taken from a clip (an unknown joint set, weights that do not fit its joints):
+    every match between clips (transitions, blends, splices, graphs) fails with it."""
 
 
 class EditError(LoopsmithError):

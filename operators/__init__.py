@@ -1,15 +1,6 @@
-"""Loopsmith's operators: context -> arrays -> core -> write back -> report."""
+"""Loopsmith's operators: context -> arrays -> core -> write back -> report. Each module registers its own ``classes``."""
 
 from . import compose, edit, engine, find_loop, graph, make_loop, make_transition
 
-_modules = (find_loop, make_loop, make_transition, edit, compose, graph, engine)
-
-
-def register():
-    for module in _modules:
-        module.register()
-
-
-def unregister():
-    for module in reversed(_modules):
-        module.unregister()
+#: In registration order (the extension registers them one after another, and unregisters in reverse).
+MODULES = (find_loop, make_loop, make_transition, edit, compose, graph, engine)

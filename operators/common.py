@@ -1,12 +1,29 @@
 """What every Loopsmith operator shares: poll reasons, progress, error reports."""
 
+import functools
+from collections.abc import Callable
 from contextlib import contextmanager
 
 import bpy
 
 from ..bridge import clip_io
-from ..core import detect
-from ..core.errors import ClipError, LoopError
+from ..core.errors import ClipError, LoopsmithError
+from ..core.loop import detect
+
+
+def reports_errors(execute: Callable) -> Callable:
+    """Wrap an operator's ``execute(self, context)``: a :class:`LoopsmithError` becomes an ERROR report (its message as it
+    is) and the run is cancelled; any other exception is a bug and keeps its traceback."""
+
+    @functools.wraps(execute)
+    def execute_or_report(self, context):
+        try:
+            return execute(self, context)
+        except LoopsmithError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+
+    return execute_or_report
 
 
 def armature_problem(context):
@@ -96,14 +113,6 @@ def detect_loops(clip, props, frame_range=None):
     """Run detection with the Find Loop parameters of ``props``."""
     start, end = frame_range or (None, None)
     return detect.find_loops(clip, props.min_length, props.max_length, props.cycles, props.skip_edges, start, end)
-
-
-def best_range(clip, props):
-    """The best loop range of a clip (Make Loop's automatic range)."""
-    best = detect_loops(clip, props).best
-    if best is None:
-        raise LoopError("found no repeating motion to loop: set the range by hand")
-    return best.frame_start, best.frame_end
 
 
 def composition_report(composed, what):

@@ -11,7 +11,7 @@ from bpy.props import EnumProperty
 from .. import properties
 from ..bridge import clip_io
 from ..core.compose import sequence
-from ..core.errors import ClipError, LoopsmithError
+from ..core.errors import ClipError
 from ..ui.layout import draw_compose
 from . import common
 
@@ -41,7 +41,7 @@ def pieces_and_junctions(obj, settings, loop):
     pieces = [_entry_piece(obj, entry, number) for number, entry in enumerate(entries, start=1)]
     junctions = [sequence.Junction((entry.junction_frame_a, entry.junction_frame_b) if entry.junction_point == "MANUAL" else "auto",
                                    entry.junction_method, None if entry.junction_auto_length else entry.junction_length)
-                 for entry in entries[:len(entries) if loop else len(entries) - 1]]
+                 for entry in entries[:sequence.junction_count(len(entries), loop)]]
     return pieces, junctions
 
 
@@ -106,13 +106,10 @@ class LOOPSMITH_OT_sequence_remove(SequenceOperator, bpy.types.Operator):
     bl_idname = "loopsmith.sequence_remove"
     bl_label = "Remove Entry"
 
+    @common.reports_errors
     def execute(self, context):
         settings = context.scene.loopsmith
-        try:
-            index = chosen_entry(settings)
-        except ClipError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        index = chosen_entry(settings)
         settings.sequence.remove(index)
         settings.active_sequence_entry = min(index, len(settings.sequence) - 1)
         forget_junction_points(settings)
@@ -126,13 +123,10 @@ class LOOPSMITH_OT_sequence_move(SequenceOperator, bpy.types.Operator):
     bl_label = "Move Entry"
     direction: EnumProperty(items=(("UP", "Up", "Play it earlier"), ("DOWN", "Down", "Play it later")))
 
+    @common.reports_errors
     def execute(self, context):
         settings = context.scene.loopsmith
-        try:
-            index = chosen_entry(settings)
-        except ClipError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        index = chosen_entry(settings)
         target = index - 1 if self.direction == "UP" else index + 1
         if not 0 <= target < len(settings.sequence):
             self.report({"INFO"}, f"Entry {index + 1} is already {'first' if self.direction == 'UP' else 'last'} in the Sequence list")
@@ -149,6 +143,7 @@ class LOOPSMITH_OT_junction_candidates(SequenceOperator, bpy.types.Operator):
     bl_idname = "loopsmith.junction_candidates"
     bl_label = "Preview Junction"
 
+    @common.reports_errors
     def execute(self, context):
         settings, obj = context.scene.loopsmith, context.active_object
         index = settings.active_sequence_entry
@@ -157,12 +152,8 @@ class LOOPSMITH_OT_junction_candidates(SequenceOperator, bpy.types.Operator):
         if following is None:
             self.report({"ERROR"}, "choose an entry that has a next one in the Sequence list (or turn Loop on for the last)")
             return {"CANCELLED"}
-        try:
-            pieces = [_entry_piece(obj, settings.sequence[number], number + 1) for number in (index, following)]
-            found = sequence.junction_candidates(pieces, 0, settings.compose_trim)
-        except LoopsmithError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        pieces = [_entry_piece(obj, settings.sequence[number], number + 1) for number in (index, following)]
+        found = sequence.junction_candidates(pieces, 0, settings.compose_trim)
         settings.junction_points.clear()
         for candidate in found:
             item = settings.junction_points.add()
@@ -195,28 +186,25 @@ class LOOPSMITH_OT_compose(SequenceOperator, bpy.types.Operator):
 
     bl_idname = "loopsmith.compose"
     bl_label = "Compose"
-    __annotations__ = {name: definition for name, definition in properties.compose_properties().items() if name in properties.COMPOSE_NAMES}
+    __annotations__ = properties.compose_properties()
 
     def draw(self, context):
         draw_compose(self.layout, self)
 
+    @common.reports_errors
     def execute(self, context):
         settings, obj = context.scene.loopsmith, context.active_object
         properties.copy_scene_settings(self, settings, properties.COMPOSE_NAMES)
         if self.compose_nla and self.compose_loop:
             self.report({"ERROR"}, "NLA Strips lay the segments out once and do not loop: turn Loop or NLA Strips off")
             return {"CANCELLED"}
-        try:
-            with common.progress(context, 2) as step:
-                pieces, junctions = pieces_and_junctions(obj, settings, self.compose_loop)
-                step()
-                composed = sequence.compose(pieces, junctions, loop=self.compose_loop, trim=self.compose_trim)
-                common.keep_action(obj)
-                written = clip_io.write_clip(obj, composed.clip, self.compose_name or "composition", source_action=settings.sequence[0].action,
-                                             frame_range=True, cyclic=self.compose_loop, cycles_travel=composed.travel_bone)
-        except LoopsmithError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        with common.progress(context, 2) as step:
+            pieces, junctions = pieces_and_junctions(obj, settings, self.compose_loop)
+            step()
+            composed = sequence.compose(pieces, junctions, loop=self.compose_loop, trim=self.compose_trim)
+            common.keep_action(obj)
+            written = clip_io.write_clip(obj, composed.clip, self.compose_name or "composition", source_action=settings.sequence[0].action,
+                                         frame_range=True, cyclic=self.compose_loop, cycles_travel=composed.travel_bone)
         for entry in settings.sequence:
             entry.action.use_fake_user = True  # the originals stay in the file
         strips = ""

@@ -10,7 +10,7 @@ import bpy
 from .. import properties
 from ..bridge import clip_io
 from ..core.edit import blend, freeze, mirror, splice, timing
-from ..core.errors import ClipError, LoopsmithError
+from ..core.errors import ClipError
 from ..ui.layout import EDIT_LAYOUTS
 from . import common
 
@@ -42,20 +42,17 @@ class EditOperator:
         """The :class:`~..core.edit.measure.EditResult` of this operator's edit of ``clip``."""
         raise NotImplementedError
 
+    @common.reports_errors
     def execute(self, context):
         properties.copy_scene_settings(self, context.scene.loopsmith, self.settings)
         obj = context.active_object
         source = obj.animation_data.action
-        try:
-            with common.progress(context, 2) as step:
-                clip, playback = clip_io.read_edit_source(obj)
-                edited = self.edited(context, obj, clip)
-                step()
-                written = clip_io.write_edit(obj, edited, source, clip.frames[0], playback)
-                source.use_fake_user = True  # the original stays in the file
-        except LoopsmithError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        with common.progress(context, 2) as step:
+            clip, playback = clip_io.read_edit_source(obj)
+            edited = self.edited(context, obj, clip)
+            step()
+            written = clip_io.write_edit(obj, edited, source, clip.frames[0], playback)
+            source.use_fake_user = True  # the original stays in the file
         after = self.written(context, edited)
         self.report({"INFO"}, f"{self.bl_label} '{source.name}' into '{written.name}': {edited.summary()}{after}")
         return {"FINISHED"}

@@ -6,10 +6,10 @@ import bpy
 from bpy.props import StringProperty
 
 from .. import properties
-from ..bridge import clip_io, root_motion
+from ..bridge import engine_files, export, root_motion
 from ..core.engine import profiles
-from ..core.errors import ClipError, LoopsmithError
-from ..pipeline import engine_output, export
+from ..core.errors import ClipError
+from ..core.formats.import_settings import ImportSettings
 from ..ui.layout import draw_root_motion
 from . import common
 
@@ -38,16 +38,13 @@ class LOOPSMITH_OT_extract_root_motion(bpy.types.Operator):
     def draw(self, context):
         draw_root_motion(self.layout, self)
 
+    @common.reports_errors
     def execute(self, context):
         properties.copy_scene_settings(self, context.scene.loopsmith, properties.ROOT_MOTION_NAMES)
         obj = context.active_object
         source = obj.animation_data.action
-        try:
-            action, result = root_motion.extract(obj, self.root_motion_mode, self.root_height, self.root_name, self.root_smoothing,
-                                                 self.root_in_place)
-        except LoopsmithError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        action, result = root_motion.extract(obj, self.root_motion_mode, self.root_height, self.root_name, self.root_smoothing,
+                                             self.root_in_place)
         source.use_fake_user = True  # the original stays in the file
         numbers = result.numbers
         self.report({"INFO"}, f"Extract Root Motion '{source.name}' into '{action.name}': {result.as_edit().notes[0]}; the root takes "
@@ -95,18 +92,16 @@ class LOOPSMITH_OT_export_engine(bpy.types.Operator):
             raise ClipError(f"{path} is a folder: choose a file name to write")
         return path if path.suffix.lower() == profile.suffix else path.with_name(path.name + profile.suffix)
 
+    @common.reports_errors
     def execute(self, context):
         properties.copy_scene_settings(self, context.scene.loopsmith, ("engine",))
         profile, obj = self._profile(), context.active_object
         action = obj.animation_data.action
-        try:
-            path = self._target(profile)
-            first, last, note = engine_output.export_range(obj, action)
-            root, problem = _bone_root(obj)
-            export.replace_outputs(obj, [path], first, last, {}, None, profile, action.use_cyclic, root)
-        except LoopsmithError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        path = self._target(profile)
+        first, last, note = engine_files.export_range(obj, action)
+        root, problem = _bone_root(obj)
+        # The action comes from the open .blend, not an imported file: no BVH units or layout to keep (scale 1).
+        export.replace_outputs(obj, [path], first, last, ImportSettings(suffix=".blend"), None, profile, action.use_cyclic, root)
         written = f"Wrote {path} for {profile.label}, frames {first}-{last}{'; ' + note if note else ''}"
         if problem:
             self.report({"WARNING"}, f"{written}; {problem}")
@@ -118,7 +113,7 @@ class LOOPSMITH_OT_export_engine(bpy.types.Operator):
 def _bone_root(obj):
     """``(name, problem)``: the bone an engine takes as its root (None if none), and what keeps the engine from moving the
     character with it ('' when nothing does), with the step that helps."""
-    root, problem, remedy = engine_output.engine_root(obj)
+    root, problem, remedy = engine_files.engine_root(obj)
     return root, f"{problem}: {remedy}" if problem else ""
 
 

@@ -4,7 +4,6 @@ import bpy
 from bpy.props import BoolProperty, IntProperty
 
 from .. import properties
-from ..core.errors import LoopsmithError
 from . import common
 
 MARKER_NAMES = ("Loop Start", "Loop End")
@@ -35,18 +34,15 @@ class LOOPSMITH_OT_find_loop(bpy.types.Operator):
     def poll(cls, context):
         return common.poll_armature(cls, context)
 
+    @common.reports_errors
     def execute(self, context):
         settings = context.scene.loopsmith
         properties.copy_scene_settings(self, settings, properties.FIND_LOOP_NAMES)
-        try:
-            with common.progress(context, 2) as step:
-                clip = common.read_action_clip(context)
-                step()
-                search = (self.search_start, self.search_end) if self.use_search_range else None
-                detection = common.detect_loops(clip, self, search)
-        except LoopsmithError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        with common.progress(context, 2) as step:
+            clip = common.read_action_clip(context)
+            step()
+            search = (self.search_start, self.search_end) if self.use_search_range else None
+            detection = common.detect_loops(clip, self, search)
         obj = context.active_object
         settings.candidates.clear()
         settings.candidates_object, settings.candidates_action = obj, obj.animation_data.action

@@ -1,24 +1,16 @@
 """The motion graph in Blender: built over the file's actions, kept as JSON in a Text data-block, synthesized into a new action."""
 
-import hashlib
 import json
 
 import bpy
 
 from .. import properties
 from ..bridge import clip_io
-from ..core.errors import ClipError, GraphError, LoopsmithError
 from ..core import graph as motion_graph
+from ..core.formats import graph_json
+from ..core.errors import ClipError, GraphError
 from ..ui.layout import draw_synthesize
 from . import common
-
-
-def clip_checksum(clip):
-    """A digest of a clip's channels: a graph built on an action is refused once the action has changed."""
-    digest = hashlib.sha256()
-    for array in (clip.location, clip.rotation, clip.scale):
-        digest.update(array.astype("<f4").tobytes())
-    return digest.hexdigest()
 
 
 def matching_actions(obj):
@@ -32,25 +24,22 @@ class LOOPSMITH_OT_build_graph(bpy.types.Operator):
     bl_idname = "loopsmith.build_graph"
     bl_label = "Build Graph"
     bl_options = {"REGISTER", "UNDO"}
-    __annotations__ = {"graph_threshold": properties.compose_properties()["graph_threshold"]}
+    __annotations__ = properties.graph_properties()
 
     @classmethod
     def poll(cls, context):
         return common.poll_armature(cls, context)
 
+    @common.reports_errors
     def execute(self, context):
         properties.copy_scene_settings(self, context.scene.loopsmith, ("graph_threshold",))
         obj = context.active_object
         actions = matching_actions(obj)
-        try:
-            clips = [common.action_clip(obj, action) for action in actions]
-            graph = motion_graph.build_graph(clips, [action.name for action in actions], threshold=self.graph_threshold or None)
-        except LoopsmithError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
-        document = motion_graph.graph_to_json(graph)
+        clips = [common.action_clip(obj, action) for action in actions]
+        graph = motion_graph.build_graph(clips, [action.name for action in actions], threshold=self.graph_threshold or None)
+        document = graph_json.graph_to_json(graph)
         for entry, clip in zip(document["clips"], clips):
-            entry["path"], entry["sha256"] = f"action:{entry['name']}", clip_checksum(clip)
+            entry["path"], entry["sha256"] = f"action:{entry['name']}", graph_json.clip_checksum(clip)
         text = bpy.data.texts.get(properties.GRAPH_TEXT) or bpy.data.texts.new(properties.GRAPH_TEXT)
         text.from_string(json.dumps(document, indent=1))
         self.report({"INFO"}, f"Motion graph over {len(actions)} actions: {len(graph.nodes)} nodes, "
@@ -65,7 +54,7 @@ def _graph_and_clips(obj):
     if text is None:
         raise ClipError("no motion graph in this file: Build Graph first")
     try:
-        graph = motion_graph.graph_from_text(text.as_string())
+        graph = graph_json.graph_from_text(text.as_string())
     except GraphError as error:
         raise ClipError(f"the Text '{properties.GRAPH_TEXT}' is not a motion graph ({error}): Build Graph again") from None
     clips = []
@@ -76,7 +65,7 @@ def _graph_and_clips(obj):
         clip = common.action_clip(obj, common.matching_action(action.name, obj, ""))
         if not isinstance(entry.get("sha256"), str):  # never walked on actions that may have changed since
             raise ClipError(f"the motion graph holds no checksum of action '{action.name}': Build Graph again")
-        if clip_checksum(clip) != entry["sha256"]:
+        if graph_json.clip_checksum(clip) != entry["sha256"]:
             raise ClipError(f"action '{action.name}' has changed since the motion graph was built: Build Graph again")
         clips.append(clip)
     return graph, clips
@@ -88,7 +77,7 @@ class LOOPSMITH_OT_synthesize(bpy.types.Operator):
     bl_idname = "loopsmith.synthesize"
     bl_label = "Synthesize"
     bl_options = {"REGISTER", "UNDO"}
-    __annotations__ = {name: definition for name, definition in properties.compose_properties().items() if name in properties.SYNTH_NAMES}
+    __annotations__ = properties.synth_properties()
 
     @classmethod
     def poll(cls, context):
@@ -97,20 +86,17 @@ class LOOPSMITH_OT_synthesize(bpy.types.Operator):
     def draw(self, context):
         draw_synthesize(self.layout, self)
 
+    @common.reports_errors
     def execute(self, context):
         properties.copy_scene_settings(self, context.scene.loopsmith, properties.SYNTH_NAMES)
         obj = context.active_object
         via = [name.strip() for name in self.synth_via.split(",") if name.strip()]
-        try:
-            with common.progress(context, 2) as step:
-                graph, clips = _graph_and_clips(obj)
-                step()
-                composed = motion_graph.synthesize(graph, clips, self.synth_seconds, self.synth_seed, via)
-                common.keep_action(obj)
-                written = clip_io.write_clip(obj, composed.clip, self.synth_name or "synthesis", frame_range=True)
-        except LoopsmithError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        with common.progress(context, 2) as step:
+            graph, clips = _graph_and_clips(obj)
+            step()
+            composed = motion_graph.synthesize(graph, clips, self.synth_seconds, self.synth_seed, via)
+            common.keep_action(obj)
+            written = clip_io.write_clip(obj, composed.clip, self.synth_name or "synthesis", frame_range=True)
         self.report(*common.composition_report(composed, f"Synthesized {composed.clip.duration:.1f} s into '{written.name}' "
                                                           f"through {len(composed.segments)} segments"))
         return {"FINISHED"}

@@ -4,16 +4,10 @@ import bpy
 
 from .. import properties
 from ..bridge import clip_io
-from ..core import loop, stitch
-from ..core.errors import LoopError, LoopsmithError
+from ..core.errors import LoopError, NoLoopFound
+from ..core.loop import detect, make as loop, stitch
 from ..ui.layout import draw_make_loop, draw_method_kept
 from . import common
-
-
-def stitch_parameters(props):
-    """Core parameters from operator properties."""
-    names = [name for name in stitch.StitchParameters.__dataclass_fields__]
-    return stitch.StitchParameters(**{name: getattr(props, name) for name in names})
 
 
 def found_range(settings, obj):
@@ -29,11 +23,11 @@ def found_range(settings, obj):
 
 def loop_range(props, clip):
     """The (start, end) frames Make Loop closes, from the range mode (FOUND is pinned to MANUAL before)."""
-    if props.range_mode == "ACTION":
-        return int(clip.frames[0]), int(clip.frames[-1])
-    if props.range_mode == "MANUAL":
-        return props.frame_start, props.frame_end
-    return common.best_range(clip, props)
+    given = (props.frame_start, props.frame_end) if props.range_mode == "MANUAL" else None
+    try:
+        return detect.loop_range(clip, given, props.range_mode == "ACTION", props.min_length, props.max_length, props.cycles, props.skip_edges)[0]
+    except NoLoopFound:
+        raise LoopError("found no repeating motion to loop: set the range by hand") from None
 
 
 def store_result(settings, result, written, start, end):
@@ -80,35 +74,32 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
         if self.method == "AUTO":  # what this run kept (its numbers are the scene's last result)
             draw_method_kept(self.layout, context.scene.loopsmith.result)
 
+    @common.reports_errors
     def execute(self, context):
         settings = context.scene.loopsmith
         properties.copy_scene_settings(self, settings, properties.MAKE_LOOP_NAMES + properties.FIND_LOOP_NAMES)
         obj = context.active_object
         source = obj.animation_data.action
-        try:
-            if self.range_mode == "FOUND":
-                # Pin the chosen range so the redo panel keeps it.
-                self.frame_start, self.frame_end = found_range(settings, obj)
-                self.range_mode = "MANUAL"
+        if self.range_mode == "FOUND":
+            # Pin the chosen range so the redo panel keeps it.
+            self.frame_start, self.frame_end = found_range(settings, obj)
+            self.range_mode = "MANUAL"
+        if self.replace_action:
+            clip_io.require_replaceable(source)  # before anything is written
+        with common.progress(context, 3) as step:
+            clip = common.read_action_clip(context)
+            start, end = loop_range(self, clip)
+            step()
+            params = stitch.StitchParameters.from_settings(self)
+            # Always closed (CLAMP): Blender's Cycles need the closing key; WRAP is the written frame range.
+            result = loop.make_loop(clip, start, end, params, self.root_mode, self.root_bone, "CLAMP", self.root_blend, self.lock_feet)
+            step()
+            written = clip_io.write_loop(obj, result, source, result.params, self.loop_mode)  # AUTO resolved
             if self.replace_action:
-                clip_io.require_replaceable(source)  # before anything is written
-            with common.progress(context, 3) as step:
-                clip = common.read_action_clip(context)
-                start, end = loop_range(self, clip)
-                step()
-                params = stitch_parameters(self)
-                # Always closed (CLAMP): Blender's Cycles need the closing key; WRAP is the written frame range.
-                result = loop.make_loop(clip, start, end, params, self.root_mode, self.root_bone, "CLAMP", self.root_blend, self.lock_feet)
-                step()
-                written = clip_io.write_loop(obj, result, source, result.params, self.loop_mode)  # AUTO resolved
-                if self.replace_action:
-                    clip_io.replace_action(source, written.action)
-                    settings.candidates_action = None  # they were found on the replaced action
-                else:
-                    source.use_fake_user = True  # the original stays in the file
-        except LoopsmithError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+                clip_io.replace_action(source, written.action)
+                settings.candidates_action = None  # they were found on the replaced action
+            else:
+                source.use_fake_user = True  # the original stays in the file
         store_result(settings, result, written, start, end)
         before, after = result.before, result.after
         kept = f"best measured: {loop.methods_text(result)}" if result.tried else result.method.lower()

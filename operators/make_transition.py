@@ -4,7 +4,7 @@ import bpy
 
 from .. import properties
 from ..bridge import clip_io, images
-from ..core.errors import LoopsmithError, TransitionError
+from ..core.errors import TransitionError
 from ..core.transition.make import make_transition, shows
 from ..ui.layout import draw_transition
 from . import common
@@ -68,33 +68,30 @@ class LOOPSMITH_OT_make_transition(bpy.types.Operator):
     def draw(self, context):
         draw_transition(self.layout, self)
 
+    @common.reports_errors
     def execute(self, context):
         settings = context.scene.loopsmith
         properties.copy_scene_settings(self, settings, properties.TRANSITION_NAMES)
         obj = context.active_object
         source = obj.animation_data.action
-        try:
-            target = common.matching_action(self.target_action, obj, "choose the target action to blend into")
-            if self.point_mode == "FOUND":
-                # Pin the chosen point so the redo panel keeps it.
-                source, self.frame_a, self.frame_b = found_point(settings, obj, target)
-                self.point_mode = "MANUAL"
-            with common.progress(context, 3) as step:
-                clip_a = clip_io.read_clip(obj, action=source)
-                clip_b = common.action_clip(obj, target)
-                step()
-                transition = make_transition(
-                    clip_a, clip_b, at=(self.frame_a, self.frame_b) if self.point_mode == "MANUAL" else "auto",
-                    method=self.transition_method, length=None if self.auto_length else self.blend_length,
-                    timewarp=self.use_timewarp, align=self.use_align, joints=self.joint_set.lower(),
-                    weights=self.joint_weights.lower(), lock_feet=self.transition_lock_feet)
-                step()
-                name = f"{source.name}_to_{target.name}"
-                written = clip_io.write_clip(obj, transition.clip, name, source_action=source, frame_range=True)
-                source.use_fake_user = True  # the original stays in the file
-        except LoopsmithError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        target = common.matching_action(self.target_action, obj, "choose the target action to blend into")
+        if self.point_mode == "FOUND":
+            # Pin the chosen point so the redo panel keeps it.
+            source, self.frame_a, self.frame_b = found_point(settings, obj, target)
+            self.point_mode = "MANUAL"
+        with common.progress(context, 3) as step:
+            clip_a = clip_io.read_clip(obj, action=source)
+            clip_b = common.action_clip(obj, target)
+            step()
+            transition = make_transition(
+                clip_a, clip_b, at=(self.frame_a, self.frame_b) if self.point_mode == "MANUAL" else "auto",
+                method=self.transition_method, length=None if self.auto_length else self.blend_length,
+                timewarp=self.use_timewarp, align=self.use_align, joints=self.joint_set.lower(),
+                weights=self.joint_weights.lower(), lock_feet=self.transition_lock_feet)
+            step()
+            name = f"{source.name}_to_{target.name}"
+            written = clip_io.write_clip(obj, transition.clip, name, source_action=source, frame_range=True)
+            source.use_fake_user = True  # the original stays in the file
         store_points(settings, transition, source, target)
         settings.frame_a, settings.frame_b = transition.frame_a, transition.frame_b  # also for a switch to Manual
         show_distance(settings, transition, name)

@@ -17,8 +17,9 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from . import commands, engine, interrupts, merge_reports, runner, workers  # noqa: E402
-from .options import HelpFormatter  # noqa: E402
+from ..files import interrupts
+from . import commands, engine, merge_reports, runner, workers
+from .options import HelpFormatter
 
 
 class _OneLineParser(argparse.ArgumentParser):

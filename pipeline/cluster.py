@@ -31,9 +31,10 @@ import time
 import uuid
 
 from ..core.errors import LoopsmithError
-from . import interrupts, report, workers
+from ..files import interrupts
+from ..files.progress import Progress
+from . import report, workers
 from .options import UsageError
-from .progress import Progress
 
 DISTRIBUTED = "distributed==2026.8.0"  # the pin tools/venv.sh installs (cluster_requirements)
 CONNECT_SECONDS = 5  # a scheduler that does not answer within this is reported as unreachable

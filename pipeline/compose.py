@@ -5,7 +5,7 @@ A, then B aligned to continue it, then C, each junction a transition.
 """
 
 from ..core.transition import make
-from .options import UsageError, blend_seconds, frame
+from .options import blend_seconds, frame, UsageError
 
 NAME = "compose"
 HELP = "string clips into one continuous performance, each continuing where the last ended, optionally looping"

@@ -7,10 +7,11 @@ armature and exported.
 
 import time
 
-from ..bridge import clip_io
+from ..bridge import clip_io, importers
 from ..core.compose import sequence
 from ..core.errors import LoopsmithError
-from . import engine_output, importers, interrupts, report
+from ..files import interrupts
+from . import engine_output, report
 
 
 def pieces_and_junctions(paths, first_clip, others, options):
@@ -19,8 +20,8 @@ def pieces_and_junctions(paths, first_clip, others, options):
     pieces = [sequence.Piece(clip, *ranges.get(number, (None, None)), name=path.name)
               for number, (path, clip) in enumerate(zip(paths, [first_clip, *others]), start=1)]
     points = {junction: (frame_a, frame_b) for junction, frame_a, frame_b in options.at}
-    count = len(pieces) if options.loop else len(pieces) - 1
-    junctions = [sequence.Junction(points.get(number, "auto"), options.method, options.length) for number in range(1, count + 1)]
+    junctions = [sequence.Junction(points.get(number, "auto"), options.method, options.length)
+                 for number in range(1, sequence.junction_count(len(pieces), options.loop) + 1)]
     return pieces, junctions
 
 

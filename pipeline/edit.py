@@ -7,9 +7,10 @@ given (files or folders, as ``make-loop``) into ``OUT/<name>_<edit>.<format>``;
 
 import pathlib
 
-from ..core import sampling
 from ..core.edit import freeze
-from . import inputs, options as types
+from ..core.motion import sampling
+from ..files import inputs
+from . import options as types
 
 EXIT_CODES = "exit codes: 0 every file was edited, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
 TIMINGS = {"splice": ("AUTO", "WARP", "NONE"), "blend": ("CONTACTS", "FRACTION", "WARP")}

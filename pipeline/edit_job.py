@@ -9,10 +9,11 @@ import time
 
 import bpy
 
-from ..bridge import clip_io
+from ..bridge import clip_io, importers
 from ..core.edit import blend, freeze, mirror, splice, timing
-from ..core.errors import EditError, LoopsmithError
-from . import engine_output, importers, interrupts, report
+from ..core.errors import LoopsmithError
+from ..files import interrupts
+from . import engine_output, report
 
 
 def _edited(options, clip, other, names):
@@ -27,10 +28,7 @@ def _edited(options, clip, other, names):
     if edit == "mirror":
         return mirror.mirror(clip)
     if edit == "splice":
-        try:
-            return splice.splice(clip, other, options.upper_root or None, options.timing, options.shorter)
-        except LoopsmithError as error:  # the core says "the lower clip" and "the upper clip": name the files
-            raise EditError(str(error).replace("lower clip", f"lower clip ({names[0]})").replace("upper clip", f"upper clip ({names[1]})")) from None
+        return splice.splice(clip, other, options.upper_root or None, options.timing, options.shorter, names)
     return blend.blend(clip, other, options.weight, options.timing, options.shorter, names)
 
 

@@ -8,7 +8,7 @@ both in each job before the files are written.
 
 from ..core.engine import profiles, root_bone
 from ..core.errors import ClipError
-from .options import MAX_BLEND_SECONDS, UsageError, number
+from .options import MAX_BLEND_SECONDS, number, UsageError
 
 #: HEADING and POSITION as the core's modes; IN_PLACE removes the travel; NONE leaves the skeleton as it is.
 ROOT_MOTION = (*root_bone.MODES, "IN_PLACE", "NONE")

@@ -10,15 +10,10 @@ conventions (:func:`.export.write`).
 import dataclasses
 import time
 
-from ..bridge import clip_io, root_motion
-from ..core import loop
-from ..core.engine import profiles, root_bone
-from . import export, importers, outputs
-from .inputs import output_suffixes
-
-
-#: The share of the pelvis's travel below which a file written for an engine is said to have no root motion.
-ROOT_SHARE = 0.9
+from ..bridge import clip_io, engine_files, export, importers, root_motion
+from ..core.engine import profiles
+from ..files import outputs
+from ..files.inputs import output_suffixes
 
 
 def _extract_root_motion(obj, options):
@@ -30,43 +25,6 @@ def _extract_root_motion(obj, options):
     clip_io.replace_action(previous, action)
     return {"mode": options.root_motion, "height": options.root_height, "root": result.clip.bone_names[result.root], "added": result.added,
             "pelvis": result.clip.bone_names[result.pelvis], **result.as_edit().numbers}
-
-
-def engine_root(obj):
-    """``(name, problem, remedy)``: the floor bone on top of ``obj`` that an engine takes as its root (None if there is none),
-    why it does not carry the travel of the active action ('' when it carries at least :data:`ROOT_SHARE` of it), and the
-    step that helps ('' when nothing is wrong)."""
-    clip = clip_io.read_clip(obj)
-    top, share = root_bone.root_share(clip)
-    name = clip.bone_names[top] if top is not None else None
-    if name == clip_io.OBJECT_CHANNELS:  # the armature object travels: no bone can stand in for it
-        return None, "the action moves the armature object, not a root bone", "apply the object's motion to the bones first"
-    if share >= ROOT_SHARE:
-        return name, "", ""
-    carried = f"'{name}' carries {share:.0%} of it" if name is not None else "no floor bone is on top"
-    return name, f"no root bone carries the travel ({carried})", "run Extract Root Motion first"
-
-
-def export_range(obj, action):
-    """``(first, last, note)``: the frames of ``action`` a file holds, and for a WRAP loop what was decided ('' otherwise)."""
-    first, last = clip_io.resolve_range(action)  # the manual range, else the keys'
-    if not clip_io.loop_playback(action, obj).wrap:
-        return first, last, ""
-    keep, note = wrap_closing_frame(clip_io.read_clip(obj, frame_end=last + 1))
-    return first, last + 1 if keep else last, note
-
-
-def wrap_closing_frame(clip):
-    """``(keep, note)``: whether a WRAP loop's file keeps the closing frame of ``clip`` (the loop with it), and why.
-
-    The closing frame is left out only when every bone repeats there; a
-    travelling root's last sample is one cycle's travel, so it is kept (seed 002).
-    """
-    moving = loop.non_repeating_bones(clip)
-    if not moving:
-        return False, "WRAP: every bone repeats at the closing frame, which the files leave out"
-    return True, (f"WRAP: the closing frame is kept, as '{moving[0]}'{f' and {len(moving) - 1} more' if len(moving) > 1 else ''} "
-                  "does not repeat there (a travelling root's last sample is one cycle's travel)")
 
 
 def write_outputs(obj, targets, settings, header, options, entry):
@@ -85,11 +43,11 @@ def write_outputs(obj, targets, settings, header, options, entry):
         # The files name the engine's root as asked; the armature (and a .blend output) keeps its own names.
         profile = dataclasses.replace(profile, root_name=options.root_name)
         entry["engine"], entry["engine_root"] = profile.name, profile.root_name
-        root, problem, _ = engine_root(obj)
+        root, problem, _ = engine_files.engine_root(obj)
         if problem:
             entry["engine_note"] = f"{problem}: the engine will not move the character"
     action = clip_io.require_action(obj)
-    first, last, note = export_range(obj, action)
+    first, last, note = engine_files.export_range(obj, action)
     if note:
         entry["loop_end"] = note
     entry["action"] = action.name
@@ -113,7 +71,7 @@ def scene_free(path, options):
 def write_scene_free(clip, targets, settings, header, entry, action):
     """:func:`write_outputs` for a :func:`scene_free` job: ``clip`` (every frame) as the BVH ``targets``; ``entry`` gets the
     import's ``settings`` and ``action``, the name the scene's path would give the result's action."""
-    entry["import"], entry["action"] = settings, action
+    entry["import"], entry["action"] = settings.to_json(), action
     export.replace_bvh_outputs(clip, targets, settings, header)
 
 
@@ -122,7 +80,7 @@ def finish(obj, paths, settings, header, options, entry, imported, started):
 
     imported: seconds the import took; started: the task's :func:`time.perf_counter` start.
     """
-    entry["import"], entry["import_seconds"] = settings, round(imported, 3)
+    entry["import"], entry["import_seconds"] = settings.to_json(), round(imported, 3)
     write_outputs(obj, paths, settings, header, options, entry)
     entry["seconds"] = round(time.perf_counter() - started, 3)
     return [entry]

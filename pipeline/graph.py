@@ -7,13 +7,13 @@ path and SHA-256, nodes, edges with costs: see :mod:`..core.graph.build`).
 new motion, ``OUT/synthesis.<format>``, through the transition engine.
 """
 
-import hashlib
 import pathlib
 import re
 
 from ..core.errors import GraphError
-from ..core.graph import path_via, random_walk, read_graph_file
-from .options import UsageError, number
+from ..core.formats import graph_json
+from ..core.graph import path_via, random_walk
+from .options import number, UsageError
 
 MIN_SECONDS, MAX_SECONDS = 1.0, 600.0  # a transition's blend lasts up to 1 s; synth renders about a second of motion per second
 MAX_THRESHOLD = 1e6  # squared metres summed over 0.3 s of ~20 joints: real libraries' thresholds are ~10 (100,000 in centimetres)
@@ -23,15 +23,6 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 GRAPH_EXIT_CODES = "exit codes: 0 the graph was written, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
 SYNTH_EXIT_CODES = "exit codes: 0 the motion was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
-
-
-def file_sha256(path):
-    """The SHA-256 of a file's bytes (hex): a graph's clips are checked against it before synthesis."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _checked_clips(graph_path, graph):
@@ -44,7 +35,7 @@ def _checked_clips(graph_path, graph):
         path = pathlib.Path(path)
         if not path.is_file():
             raise UsageError(f"{graph_path}: its clip {path} is missing; build the graph again")
-        if file_sha256(path) != checksum:
+        if graph_json.file_checksum(path) != checksum:
             raise UsageError(f"{graph_path}: its clip {path} has changed since the graph was built; build the graph again")
         paths.append(path)
     return paths
@@ -101,7 +92,7 @@ class SynthCommand:
         of the inputs. UsageError when it is no graph, a clip changed, or the walk cannot be made."""
         graph_path = options.inputs[0]
         try:
-            graph = read_graph_file(pathlib.Path(graph_path))
+            graph = graph_json.read_graph_file(pathlib.Path(graph_path))
         except GraphError as error:
             raise UsageError(f"{graph_path} is not a motion graph written by 'loopsmith graph' ({error})") from None
         paths = _checked_clips(graph_path, graph)

@@ -8,10 +8,12 @@ import contextlib
 import json
 import time
 
-from ..core.errors import GraphError, LoopsmithError
+from ..bridge import importers
 from ..core import graph as motion_graph
-from . import importers, interrupts, outputs, report
-from .graph import file_sha256
+from ..core.formats import graph_json
+from ..core.errors import GraphError, LoopsmithError
+from ..files import interrupts, outputs
+from . import report
 
 
 def _write_json(document):
@@ -22,7 +24,7 @@ def _write_json(document):
 
 def _verify_json(path):
     try:
-        motion_graph.read_graph_file(path)
+        graph_json.read_graph_file(path)
     except GraphError as error:
         raise outputs.OutputError(path, f"the written graph does not read back ({error})") from None
 
@@ -85,10 +87,10 @@ def _built(task, options, inputs):
         with _blocks_on(options.scheduler) as map_blocks:
             graph = motion_graph.build_graph(clips, distinct_names(kept), threshold=options.threshold, map_blocks=map_blocks,
                                              tolerance=getattr(options, "tolerance", 1.0))
-        document = motion_graph.graph_to_json(graph)
+        document = graph_json.graph_to_json(graph)
         del document["stats"]["seconds"]  # the report has the time: the same library gives the same file, locally or on a cluster
         for entry, path in zip(document["clips"], kept):
-            entry["path"], entry["sha256"] = str(path.resolve()), file_sha256(path)
+            entry["path"], entry["sha256"] = str(path.resolve()), graph_json.file_checksum(path)
         outputs.replace_all([(options.graph, _write_json(document), _verify_json)])
         entry = report.graph_entry(kept, options.graph, graph, time.perf_counter() - started)
         entry["import_seconds"] = round(imported, 3)

@@ -2,8 +2,9 @@
 
 import argparse
 
-from ..core import loop, stitch
-from . import inputs, options as types
+from ..core.loop import make as loop, stitch
+from ..files import inputs
+from . import options as types
 
 NAME = "make-loop"
 HELP = "loop every armature of the given files and folders"

@@ -7,11 +7,12 @@ import time
 
 import bpy
 
-from ..bridge import clip_io
-from ..core import detect, loop, stitch
-from ..core.errors import LoopError, LoopsmithError
-from . import engine_output, importers, interrupts, report
-from .make_loop import OUTPUT_TAG, stitch_fields
+from ..bridge import clip_io, engine_files, importers
+from ..core.errors import LoopError, LoopsmithError, NoLoopFound
+from ..core.loop import detect, make as loop, stitch
+from ..files import interrupts
+from . import engine_output, report
+from .make_loop import OUTPUT_TAG
 
 
 def _targets(stem, obj_name, several, options, path, inputs):
@@ -22,23 +23,19 @@ def _targets(stem, obj_name, several, options, path, inputs):
 
 def _loop_range(clip, options):
     """The frames to loop and Find Loop's detection (None when the range was given)."""
-    if options.range:
-        return tuple(options.range), None
-    if options.whole:
-        return (int(clip.frames[0]), int(clip.frames[-1])), None
-    detection = detect.find_loops(clip, options.min_length, options.max_length, options.cycles)
-    if detection.best is None:
-        if options.cycles:
-            raise LoopError(f"no loop of {options.cycles} cycles fits in the clip between --min-length {options.min_length:g} s and "
-                            f"--max-length {options.max_length:g} s; ask for fewer cycles, a longer --max-length, or give --range")
-        raise LoopError("no repeating motion found; give --range")
-    return (detection.best.frame_start, detection.best.frame_end), detection
+    try:
+        return detect.loop_range(clip, options.range, options.whole, options.min_length, options.max_length, options.cycles)
+    except NoLoopFound as missing:
+        if missing.cycles:
+            raise LoopError(f"no loop of {missing.cycles} cycles fits in the clip between --min-length {missing.min_length:g} s and "
+                            f"--max-length {missing.max_length:g} s; ask for fewer cycles, a longer --max-length, or give --range") from None
+        raise LoopError("no repeating motion found; give --range") from None
 
 
 def _make(clip, options):
     """Find Loop (unless the range is given) and Make Loop on ``clip``: (result, detection, start, end, the stitch parameters used)."""
     (start, end), detection = _loop_range(clip, options)
-    params = stitch.StitchParameters(**{name: getattr(options, name) for name in stitch_fields()})
+    params = stitch.StitchParameters.from_settings(options)
     # Made as CLAMP, written as either: a WRAP action keeps the closing key and ends its range a frame earlier.
     result = loop.make_loop(clip, start, end, params, options.root_mode, options.root_bone, "CLAMP", options.root_blend, options.lock_feet)
     return result, detection, start, end, result.params  # AUTO resolved: other curves are stitched with the method kept
@@ -53,7 +50,7 @@ def _loop_armature(obj, path, options, targets, settings, header):
     written = clip_io.write_loop(obj, result, source, params, options.loop_mode)
     source.use_fake_user = True  # a .blend output keeps the original action too
     entry = report.loop_entry(path, obj.name, targets, result, detection, start, end, 0.0)
-    entry["import"] = settings
+    entry["import"] = settings.to_json()
     if written.stitched_curves or written.stepped_curves:
         entry["other_curves"] = {"stitched": [f"{path}[{index}]" for path, index in written.stitched_curves],
                                  "stepped": [f"{path}[{index}]" for path, index in written.stepped_curves]}
@@ -69,7 +66,7 @@ def _loop_bvh(clip, name, path, options, targets, settings, header):
     result, detection, start, end, _ = _make(clip, options)
     looped, note = result.clip, ""
     if options.loop_mode == "WRAP":
-        keep, note = engine_output.wrap_closing_frame(looped)
+        keep, note = engine_files.wrap_closing_frame(looped)
         looped = looped if keep else looped.slice_frames(0, looped.num_frames - 1)
     entry = report.loop_entry(path, name, targets, result, detection, start, end, 0.0)
     if note:

@@ -19,8 +19,8 @@ import pathlib
 import sys
 
 from ..core.errors import LoopsmithError
+from ..files.progress import say
 from . import commands, reports
-from .progress import say
 
 NAME = "merge-reports"
 HELP = "merge the part reports of a run split with --shard K/N into the report one run would have written"

@@ -16,8 +16,9 @@ import zlib
 
 import numpy as np
 
-from ..core import grounding, preview
 from ..core.engine import profiles
+from ..core.loop import preview
+from ..core.measure import grounding
 
 _CURVE_POINTS = 400  # the detection curve is thinned to this many points in the report
 _GRADE_COLOURS = {"GOOD": "#2e9b44", "FAIR": "#d89b00", "POOR": "#c8372d"}
@@ -196,7 +197,7 @@ def composition_entry(paths, armature, outputs, composed, source_of=None):
         "file": str(paths[0]), "clips": [str(path) for path in paths], "armature": armature, "status": "ok",
         "outputs": [str(output) for output in outputs], "frames": int(composed.clip.num_frames), "fps": round(float(composed.clip.fps), 6),
         "composition": {"loop": bool(composed.loop), "numbers": {name: round(float(value), 4) for name, value in composed.numbers.items()},
-                        "notes": list(composed.notes)},
+                        "notes": list(composed.notes), "warnings": list(composed.warnings)},
         "segments": [{"source": str(source_of(segment)), "range": [int(segment.source_first), int(segment.source_last)],
                       "output_frames": [int(segment.out_first), int(segment.out_last)]} for segment in composed.segments],
         "transitions": [{"window": [int(t.window[0]), int(t.window[1])], "from_frame": int(t.frame_a), "to_frame": int(t.frame_b),
@@ -744,9 +745,9 @@ def clips_title(entry):
 
 
 def composition_warnings(entry):
-    """The notes of a composition worth a look (a junction that stays visible), or 'ok'."""
-    notes = [note for note in entry["composition"]["notes"] if "visible" in note]
-    return "; ".join(notes + grounding_notes(entry["composition"]["numbers"])) or "ok"
+    """The notes of a composition worth a look (its warnings: a junction that stays visible; the body off the floor), or 'ok'."""
+    warnings = entry["composition"].get("warnings", [])  # reports written before warnings were kept apart have none
+    return "; ".join(warnings + grounding_notes(entry["composition"]["numbers"])) or "ok"
 
 
 def _title(entry):

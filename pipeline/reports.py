@@ -17,10 +17,11 @@ import typing
 
 from ..core.errors import LoopsmithError
 from ..core.transition.make import SEEN_VISIBILITY
-from . import interrupts, outputs, report
-from .inputs import real
+from ..files import interrupts, outputs
+from ..files.inputs import real
+from ..files.progress import counted, say
+from . import report
 from .options import json_values
-from .progress import counted, say
 
 DEFAULT_NAME = "loopsmith_report.json"
 _LOCK_WAIT = 30.0  # seconds; a lock older than this was left by a killed run
@@ -187,9 +188,8 @@ def scales_used(entries):
     for entry in entries:
         settings = entry.get("import") or {}
         if "bvh_scale" in settings:
-            how = settings["bvh_scale_reason"].split(": ", 1)[-1].split(" (")[0]  # the unit's name, or "given with --bvh-scale"
-            scales.setdefault((settings["bvh_scale"], how), set()).add(entry["file"])
-    return [f"BVH scale {scale:g} m per unit ({len(files)} file{'s' if len(files) > 1 else ''}): {how}" for (scale, how), files in scales.items()]
+            scales.setdefault((settings["bvh_scale"], settings["bvh_unit"]), set()).add(entry["file"])
+    return [f"BVH scale {scale:g} m per unit ({len(files)} file{'s' if len(files) > 1 else ''}): {unit}" for (scale, unit), files in scales.items()]
 
 
 def closing_line(entries, seconds, done="looped", interrupted=False):

@@ -25,11 +25,12 @@ import sys
 import tempfile
 import time
 
-from ..core import bvh
-from . import engine, inputs as input_files, interrupts, outputs, reports
-from .options import UsageError, number, shard
-from .progress import Progress, counted, say
-from .workers import Plan, Worker, balanced, in_plan_order, job_document, process_tasks
+from ..core.formats import bvh
+from ..files import inputs as input_files, interrupts, outputs
+from ..files.progress import counted, Progress, say
+from . import engine, reports
+from .options import number, shard, UsageError
+from .workers import balanced, in_plan_order, job_document, Plan, process_tasks, Worker
 
 OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend")
 MAX_JOBS = 256  # worker processes on one machine; more is a typo, and a cluster takes --scheduler

@@ -7,10 +7,12 @@ armature and exported.
 
 import time
 
-from ..bridge import clip_io
-from ..core.errors import LoopsmithError
+from ..bridge import clip_io, importers
 from ..core import graph as motion_graph
-from . import engine_output, importers, interrupts, report
+from ..core.formats import graph_json
+from ..core.errors import LoopsmithError
+from ..files import interrupts
+from . import engine_output, report
 
 
 def _clips(paths, options):
@@ -28,7 +30,7 @@ def process(task, options, name, inputs):
     paths = list(task)
     started = time.perf_counter()
     try:
-        graph = motion_graph.read_graph_file(options.graph)  # checked when the command started
+        graph = graph_json.read_graph_file(options.graph)  # checked when the command started
         obj, clip, settings, header, others = _clips(paths, options)
         motion_graph.check_clips(graph, [clip, *others])  # what the graph recorded of each clip, before anything is rendered
         imported = time.perf_counter() - started

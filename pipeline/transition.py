@@ -4,8 +4,9 @@
 FROM's motion up to the transition, the blend, then TO's, aligned to continue it.
 """
 
-from ..core.transition import features, make
-from .options import FRAME_RANGE, UsageError, allowed_range, blend_seconds, frame_numbers
+from ..core.motion import features
+from ..core.transition import make
+from .options import allowed_range, blend_seconds, frame_numbers, FRAME_RANGE, UsageError
 
 NAME = "transition"
 HELP = "blend one clip into another: FROM up to the best transition point, then TO, aligned to continue it"

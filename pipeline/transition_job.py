@@ -6,10 +6,11 @@ stays open, so the result is written onto FROM's armature and exported.
 
 import time
 
-from ..bridge import clip_io
+from ..bridge import clip_io, importers
 from ..core.errors import LoopsmithError
 from ..core.transition import make
-from . import engine_output, importers, interrupts, report
+from ..files import interrupts
+from . import engine_output, report
 
 
 def process(task, options, name, inputs):
@@ -24,15 +25,15 @@ def process(task, options, name, inputs):
         obj, clip_a, settings, header, clip_b = importers.pair_clips(source, target, options)
         imported = time.perf_counter() - started
         targets = engine_output.targets(options, name, source, inputs)
+        # The core calls the clips A and B; here they are the files the user named.
+        labels = (f"FROM ({source.name})", f"TO ({target.name})")
         made = make.make_transition(clip_a, clip_b, options.at, options.method, options.length, options.timewarp, options.align,
-                                    options.joints)
+                                    options.joints, labels=labels)
         clip_io.write_clip(obj, made.clip, name, source_action=clip_io.require_action(obj), frame_range=True)
         entry = report.transition_entry(source, target, obj.name, targets, made, 0.0)
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        # The core calls the clips A and B; here they are the files the user named.
-        reason = str(error).replace("clip A", f"FROM ({source.name})").replace("clip B", f"TO ({target.name})")
-        entry = report.error_entry(source, reason, time.perf_counter() - started)
+        entry = report.error_entry(source, str(error), time.perf_counter() - started)
         entry["to"] = str(target)
         return [entry]

@@ -18,7 +18,8 @@ import subprocess
 import sys
 import time
 
-from . import commands, inputs as input_files, interrupts, report
+from ..files import inputs as input_files, interrupts
+from . import commands, report
 from .options import json_values
 
 WORKER_JOB = "LOOPSMITH_WORKER_JOB"  # set in a worker's environment: the path of its job file

@@ -21,15 +21,25 @@ MOCAP = pathlib.Path(os.environ.get("LOOPSMITH_MOCAP", REPO.parent / "shared" / 
 sys.path.insert(0, str(REPO / "tools"))
 import dev_extension  # noqa: E402  (tools/ is not a package)
 
-# Submodules the tests reach through the loaded extension (ext.core.quat ...).
-_SUBMODULES = ("core.quat", "core.rotation_modes", "core.clip", "core.kinematics", "core.demo", "core.errors", "core.loop",
-               "core.stitch", "core.metrics", "core.contacts", "core.detect", "core.root", "operators.common", "operators.edit", "ui.layout",
+# Submodules the tests reach through the loaded extension (ext.core.motion.quat ...).
+_SUBMODULES = ("core.motion.quat", "core.motion.rotation_modes", "core.motion.clip", "core.motion.kinematics", "core.demo", "core.errors", "core.loop.make",
+               "core.loop.stitch", "core.measure.seam", "core.motion.contacts", "core.loop.detect", "core.motion.root", "operators.common", "operators.edit", "ui.layout",
                "bridge.action_api", "bridge.clip_io", "bridge.armature")
 
 try:
     import bpy
 except ImportError:
     bpy = None
+
+
+#: The markers every test in a folder carries (a file adds its own where its tests differ, as in cli/).
+FOLDER_MARKERS = {"blender": ("blender",), "realdata": ("realdata",)}
+
+
+def pytest_itemcollected(item):
+    folder = item.path.parent.name
+    for marker in FOLDER_MARKERS.get(folder, ()):
+        item.add_marker(marker)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -13,7 +13,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from core import bvh, quat, rotation_modes
+from core import demo
+from core.formats import bvh
+from core.motion import quat, rotation_modes
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -40,6 +42,19 @@ def import_bvh(path, rotate_mode="NATIVE"):
 
     bpy.ops.import_anim.bvh(filepath=str(path), global_scale=0.01, rotate_mode=rotate_mode, update_scene_fps=True)
     return bpy.context.object
+
+
+def extension_module(loopsmith, name):
+    """``loopsmith.<name>`` of the loaded extension (``name`` dotted, e.g. ``core.transition.make``)."""
+    return importlib.import_module(f"{loopsmith.__name__}.{name}")
+
+
+def imported_clip(loopsmith, path):
+    """The clip of a BVH imported into a fresh empty scene (metres, Z up, the scene's fps set from the file)."""
+    import bpy
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return loopsmith.bridge.clip_io.read_clip(import_bvh(path))
 
 
 def evaluated_pose(obj, frames):
@@ -218,7 +233,7 @@ def run_loopsmith(*args, cwd=None, env_extra=None, preexec_fn=None, timeout=600)
 
 
 def bvh_in_units(info, factor):
-    """A parsed BVH (``core.bvh.BvhInfo``) with every length multiplied by ``factor`` (another unit)."""
+    """A parsed BVH (``core.formats.bvh.BvhInfo``) with every length multiplied by ``factor`` (another unit)."""
     positions = np.array([name.endswith("position") for names in info.channels for name in names])
     return replace(info, offsets=info.offsets * factor, end_sites={j: v * factor for j, v in info.end_sites.items()},
                    motion=np.where(positions, info.motion * factor, info.motion))
@@ -244,3 +259,9 @@ def bvh_z_up(info):
             motion[:, rotations] = np.degrees(rotation_modes.quat_to_euler(quat.unroll(q), order))
         column += len(names)
     return replace(info, offsets=offsets, motion=motion)
+
+
+def walker_library(third_frames, third_seed):
+    """Three demo walkers for graph tests: two of 200 frames (other gait periods and noise) and a third of ``third_frames``."""
+    return [demo.walk_cycle(num_frames=200, seed=1).clip, demo.walk_cycle(num_frames=200, seed=2, period_seconds=1.1).clip,
+            demo.walk_cycle(num_frames=third_frames, seed=third_seed).clip]

@@ -1,15 +1,6 @@
-"""Loopsmith's panels and menus: layout only."""
+"""Loopsmith's panels and menus: layout only. Each module registers its own ``classes``."""
 
 from . import menus, panels
 
-_modules = (panels, menus)
-
-
-def register():
-    for module in _modules:
-        module.register()
-
-
-def unregister():
-    for module in reversed(_modules):
-        module.unregister()
+#: In registration order (the extension registers them one after another, and unregisters in reverse).
+MODULES = (panels, menus)

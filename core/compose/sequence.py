@@ -27,12 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import grounding, metrics as seam, quat
 from ..errors import ClipError, CompositionError, TransitionError
-from ..loop import make_loop
-from ..stitch import StitchParameters
-from ..transition import align as placing, blend, make, measure, points
-from ..transition.measure import TransitionMetrics
+from ..loop.make import make_loop
+from ..loop.stitch import StitchParameters
+from ..measure import grounding, seam, transition as measure
+from ..measure.transition import TransitionMetrics
+from ..motion import cycles, kinematics, quat
+from ..transition import align as placing, blend, make, points
 from . import trim as trimming
 
 REACH_BACK_SECONDS = 3.0  # a junction's tail reaches this much further back while its foot lock reaches the tail's first frame
@@ -123,6 +124,7 @@ class Composition:
     numbers: plain floats, units in the names (see :func:`compose`).
     notes: sentences: what was trimmed, the points chosen, junctions that stay visible, the loop's seam.
     travel_bone: a loop's travelling root bone (its location repeats with offset when played as a cycle), or None.
+    warnings: the notes worth a look: one per junction that stays visible (:attr:`visible_junctions`).
     """
 
     clip: object
@@ -132,14 +134,15 @@ class Composition:
     notes: tuple
     loop: bool
     travel_bone: str = None
+    warnings: tuple = ()
 
     @property
-    def visible_junctions(self):
+    def visible_junctions(self) -> list[int]:
         """1-based numbers of the junctions that stay visible by any transition criterion (the body off the floor included)."""
         return [k + 1 for k, t in enumerate(self.transitions) if make.shows(t.metrics)]
 
     @property
-    def grounded(self):
+    def grounded(self) -> bool:
         """True when the body stays on the pieces' floor and at their heights throughout (see :mod:`..grounding`)."""
         return not grounding.stands_off(self.numbers.get("floor_offset_m", 0.0), self.numbers.get("pelvis_offset_m", 0.0))
 
@@ -155,12 +158,6 @@ class _Made:
     last_b: int
     root: int  # the travelling root the transition aligned
     span: int  # blend frames
-
-
-def _named(message, label_a, label_b):
-    """A transition's message with its clips named as the pieces: clip A is the composition up to the piece going out
-    (``label_a``), clip B the piece coming in."""
-    return str(message).replace("clip A", label_a).replace("clip B", label_b)
 
 
 def _label(piece, index):
@@ -205,6 +202,11 @@ def _kept_clip(piece, index, reference, trim):
     return kept, (cut[0] * clip.dt, cut[1] * clip.dt)
 
 
+def junction_count(pieces: int, loop: bool) -> int:
+    """How many junctions ``pieces`` pieces have: one between each two, and with ``loop`` one more, from the last back to the first."""
+    return pieces if loop else pieces - 1
+
+
 def _checked_junctions(junctions, count, pieces, loop):
     """The junctions, one per handover, each checked (points are checked later against the kept ranges)."""
     if junctions is None:
@@ -241,15 +243,17 @@ def _check_point(junction, k, kept, labels, trimmed):
             raise CompositionError(f"junction {k + 1}: frame {frame:g} is not in {label}'s kept frames {clip.frames[0]:g}-{clip.frames[-1]:g}{why}")
 
 
-def _transition(tail, head, junction, align, lock_feet, reach):
+def _transition(tail, head, junction, align, lock_feet, reach, labels):
     """make_transition with the junction's settings; TransitionError saying so when a method or length given does not fit
     (never replaced by another: the user asked for it).
 
     reach: seconds at the end of ``tail`` (and the start of ``head``) an automatic point is searched in.
+    labels: what messages call the two: the piece going out (the composition up to it) and the one coming in.
     """
     at = junction.at if isinstance(junction.at, str) else tuple(int(frame) for frame in junction.at)
     try:
-        return make.make_transition(tail, head, at, junction.method, junction.length, align=align, lock_feet=lock_feet, reach=reach)
+        return make.make_transition(tail, head, at, junction.method, junction.length, align=align, lock_feet=lock_feet, reach=reach,
+                                    labels=labels)
     except TransitionError as error:
         if junction.method == "AUTO" and junction.length is None:
             raise
@@ -297,10 +301,7 @@ def _junction(parts, total, start, first_number, clip_b, junction, labels, align
     piece's numbering, so that its frames keep their own numbers in the tail.
     labels: the pieces going out and coming in, which every message names.
     """
-    try:
-        made, tail, tail_first = _blended(parts, total, start, first_number, clip_b, junction, labels[0], align, lock_feet)
-    except TransitionError as error:
-        raise TransitionError(_named(error, *labels)) from None
+    made, tail, tail_first = _blended(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet)
     position_a = int(made.frame_a - first_number)
     if position_a < start:
         raise CompositionError(f"{labels[0]} is too short: the transition out of it would start inside the one into it; give it a longer range")
@@ -309,9 +310,9 @@ def _junction(parts, total, start, first_number, clip_b, junction, labels, align
     return _Made(made, tail_first, position_a, position_a - tail_first + span, last_b, placing.travel_root(tail, clip_b), span)
 
 
-def _blended(parts, total, start, first_number, clip_b, junction, label_a, align, lock_feet):
+def _blended(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet):
     """:func:`_junction`'s transition: ``(made, the tail it was made on, where the tail starts)``."""
-    fps = clip_b.fps
+    fps, label_a = clip_b.fps, labels[0]
     if total - start < round(MIN_TAIL_SECONDS * fps):
         raise CompositionError(f"{label_a} shows only {total - start} frames after the transition into it, under the "
                                f"{MIN_TAIL_SECONDS:g} s needed to transition out of it: give it a longer range")
@@ -323,9 +324,10 @@ def _blended(parts, total, start, first_number, clip_b, junction, label_a, align
         tail = _joined(_last_parts(parts, total - tail_first), first_number + tail_first)
         if made is None:
             # Near the junction: in the later half of what the outgoing piece plays on its own (up to the engine's reach).
-            made = _transition(tail, clip_b, junction, align, lock_feet, _reach(total - start, fps))
+            made = _transition(tail, clip_b, junction, align, lock_feet, _reach(total - start, fps), labels)
         else:  # the same blend with more of the composition before it
-            made = make.make_transition(tail, clip_b, (made.frame_a, made.frame_b), made.method, made.length, align=align, lock_feet=lock_feet)
+            made = make.make_transition(tail, clip_b, (made.frame_a, made.frame_b), made.method, made.length, align=align, lock_feet=lock_feet,
+                                        labels=labels)
         if made.window[0] > 0 or tail_first == 0:
             break
         # The foot lock reaches the tail's first frame (a stance held since the transition before): give it room.
@@ -336,7 +338,7 @@ def _blended(parts, total, start, first_number, clip_b, junction, label_a, align
 def _seam_frame(positions, dt, reference, first, last):
     """The index in ``first..last`` (inclusive) where the first piece moves least against its own motion: the loop's seam."""
     candidates = np.arange(first, last + 1)
-    return int(candidates[np.argmin((seam.accelerations(positions, dt, candidates) / reference).max(axis=1))])
+    return int(candidates[np.argmin((kinematics.accelerations(positions, dt, candidates) / reference).max(axis=1))])
 
 
 def _measured(clip, made, offset, clip_a, clip_b, positions):
@@ -380,7 +382,7 @@ def _reach(frames, fps):
     return min(REACH_SECONDS, max(0.5 * frames / fps, MIN_TAIL_SECONDS))
 
 
-def junction_candidates(pieces, junction, trim=False):
+def junction_candidates(pieces: list[Piece], junction: int, trim: bool = False) -> list[points.Candidate]:
     """The ranked points (:class:`..transition.points.Candidate`, frame numbers) where piece ``junction`` (0-based) can hand over
     to the next (the first after the last: a loop's closing junction), searched in the frames and reach :func:`compose` uses."""
     a, b = junction, (junction + 1) % len(pieces)
@@ -389,7 +391,116 @@ def junction_candidates(pieces, junction, trim=False):
     return points.transition_candidates(kept_a, kept_b, "end_start", reach_seconds=_reach(kept_a.num_frames, kept_a.fps))
 
 
-def compose(pieces, junctions=None, loop=False, trim=False, align=True, lock_feet=True):
+def _check_pieces(pieces, loop):
+    """CompositionError unless ``pieces`` is a list of enough :class:`Piece`, each holding a clip."""
+    if isinstance(pieces, Piece) or not isinstance(pieces, (list, tuple)):
+        raise CompositionError(f"pieces must be a list of Piece, got {type(pieces).__name__}")
+    if len(pieces) < (1 if loop else 2):
+        raise CompositionError(f"a composition needs at least {'one piece to loop' if loop else 'two pieces'}, got {len(pieces)}")
+    for k, piece in enumerate(pieces):
+        if not isinstance(piece, Piece) or not hasattr(piece.clip, "frames"):
+            raise CompositionError(f"piece {k + 1} must be a Piece holding a clip, got {type(piece).__name__}")
+
+
+def _chained(kept, junctions, following, labels, align, lock_feet):
+    """Every junction made in turn on the composition so far: ``(parts, total, start, made)``.
+
+    parts: the composition as (clip, start, stop) index ranges, total frames
+    long; start: where the last incoming piece plays unblended; made: a
+    :class:`_Made` per junction. CompositionError naming the junction that fails.
+    """
+    parts, total, start, made = [(kept[0], 0, kept[0].num_frames)], kept[0].num_frames, 0, []
+    first_number = int(kept[0].frames[0])
+    for k, junction in enumerate(junctions):
+        pair = (labels[k], labels[following[k]])
+        try:
+            junction_made = _junction(parts, total, start, first_number, kept[following[k]], junction, pair, align, lock_feet)
+        except TransitionError as error:
+            raise CompositionError(f"junction {k + 1} ({pair[0]} -> {pair[1]}): {error}") from None
+        except CompositionError as error:
+            raise CompositionError(f"junction {k + 1}: {error}") from None
+        _drop_last(parts, total - junction_made.tail_first)
+        transition_clip = junction_made.transition.clip
+        parts.append((transition_clip, 0, transition_clip.num_frames))
+        start = junction_made.tail_first + junction_made.blend_end
+        total = junction_made.tail_first + transition_clip.num_frames
+        first_number = int(kept[following[k]].frames[junction_made.last_b]) - start
+        made.append(junction_made)
+    return parts, total, start, made
+
+
+def _seam_opening(made, start, positions, dt, reference, label):
+    """Where a loop's cycle opens and closes: an index into the first piece's kept clip, and the notes on it.
+
+    The seam is a frame of the first piece between the transition into it
+    (closing the cycle) and the one out of it, where neither changed it if
+    there is one, else where the Make Loop stitch closes the difference.
+    start: where the first piece plays unblended after the closing
+    transition; positions ``(F, B, 3)`` its joints; reference its typical
+    acceleration per joint. CompositionError when no frame fits.
+    """
+    closing = made[-1]
+    untouched = closing.last_b + max(closing.tail_first + closing.transition.window[1] + 1 - start, 0)
+    changed = min(m.tail_first + m.transition.window[0] for m in made)
+    for first, last in ((untouched, changed - 1), (closing.last_b, made[0].position_a)):
+        if last - first >= 2 * SEAM_GUARD:
+            opening = _seam_frame(positions, dt, reference, first + SEAM_GUARD, last - SEAM_GUARD)
+            break
+    else:
+        raise CompositionError(f"{label} is too short to hold the loop's seam between the transition into it and the one out of it: "
+                               "give the first piece a longer range")
+    if untouched + SEAM_GUARD <= opening < changed - SEAM_GUARD:
+        return opening, []
+    return opening, [f"loop: the transitions change every frame of {label} between them; the seam's difference is stitched"]
+
+
+def _closed(clip, root_name):
+    """``clip`` closed into a CLAMP loop by Make Loop's seam, and the root mode it used (TRAVEL: the root travels on per cycle)."""
+    # The wrap is a frame of the first piece's own motion: no offset for a foot lock to hide, whose
+    # re-solved legs would only disturb the transitions' own (measured: junction visibility 1.00 -> 1.31).
+    looped = make_loop(clip, clip.frames[0], clip.frames[-1], StitchParameters(method="CUBIC"), root_mode="AUTO",
+                       root_bone=root_name, lock_feet=False)
+    return looped.clip, looped.root_mode
+
+
+def _placed(clip, made, junctions, kept, positions, pieces, labels, following, opening):
+    """Each junction where it landed in the composed ``clip`` (``opening``: the composition's index of its frame 0).
+
+    Returns the segments before each junction (:class:`Segment`), the
+    :class:`ComposedTransition` per junction, the notes on the junctions, and
+    those of the notes that are warnings (a junction that stays visible).
+    """
+    segments, transitions, notes, warnings = [], [], [], []
+    out_first, source_first = 0, int(kept[0].frames[opening])
+    for k, (junction_made, junction) in enumerate(zip(made, junctions)):
+        transition, b = junction_made.transition, following[k]
+        position_a = junction_made.position_a - opening
+        segments.append(Segment(k, pieces[k].name, source_first, int(transition.frame_a), out_first, position_a))
+        out_first, source_first = position_a + 1, int(transition.frame_b) + 1
+        metrics = _measured(clip, junction_made, opening, kept[k], kept[b], (positions[k], positions[b]))
+        # A loop's closing blend runs on past the seam into the cycle's first frames: the window stops at the file's last frame.
+        window = tuple(min(max(junction_made.tail_first - opening + edge, 0), clip.num_frames - 1) for edge in transition.window)
+        transitions.append(ComposedTransition(k, window, int(transition.frame_a), int(transition.frame_b), transition.method,
+                                              transition.length, metrics, transition.candidates))
+        how = "given" if not isinstance(junction.at, str) else "chosen"
+        notes.append(f"junction {k + 1} {labels[k]} -> {labels[b]}: frames {transition.frame_a} -> {transition.frame_b} ({how}), "
+                     f"{transition.method} {transition.length:g} s")
+        if make.shows(metrics):
+            warnings.append(f"junction {k + 1} stays visible: {metrics.summary()}")
+            notes.append(warnings[-1])
+    return segments, transitions, notes, warnings
+
+
+def _cycle_numbers(clip, travel_root, dt, reference):
+    """A loop's seam_visibility (the cycle played twice: the wrap's acceleration over ``reference``, the first piece's
+    typical one) and travel_per_cycle_m (the travelling root's horizontal displacement per cycle, the clips' unit)."""
+    played = cycles.chained_positions(clip, travel_root, cycles=2)
+    return {"seam_visibility": seam.played_visibility(played, dt, [clip.num_frames - 1], reference),
+            "travel_per_cycle_m": float(np.linalg.norm(cycles.chain(clip, travel_root)[:2, 3]))}
+
+
+def compose(pieces: list[Piece], junctions: list[Junction] | None = None, loop: bool = False, trim: bool = False, align: bool = True,
+            lock_feet: bool = True) -> Composition:
     """Pieces of clips into one continuous clip, each junction a transition (see the module), as a :class:`Composition`.
 
     pieces: :class:`Piece` list, at least 2 (1 with loop: a clip looped
@@ -414,102 +525,48 @@ def compose(pieces, junctions=None, loop=False, trim=False, align=True, lock_fee
     travel_per_cycle_m (the root's horizontal displacement per cycle, the
     clips' unit). CompositionError (one line) for input that does not fit.
     """
-    if isinstance(pieces, Piece) or not isinstance(pieces, (list, tuple)):
-        raise CompositionError(f"pieces must be a list of Piece, got {type(pieces).__name__}")
-    if len(pieces) < (1 if loop else 2):
-        raise CompositionError(f"a composition needs at least {'one piece to loop' if loop else 'two pieces'}, got {len(pieces)}")
-    for k, piece in enumerate(pieces):
-        if not isinstance(piece, Piece) or not hasattr(piece.clip, "frames"):
-            raise CompositionError(f"piece {k + 1} must be a Piece holding a clip, got {type(piece).__name__}")
+    _check_pieces(pieces, loop)
     labels = [_label(piece, k) for k, piece in enumerate(pieces)]
-    count = len(pieces) if loop else len(pieces) - 1
+    count = junction_count(len(pieces), loop)
     junctions = _checked_junctions(junctions, count, pieces, loop)
     kept, trimmed = zip(*(_kept_clip(piece, k, pieces[0] if k else None, trim) for k, piece in enumerate(pieces)))
     following = [(k + 1) % len(pieces) for k in range(count)]
     for k, junction in enumerate(junctions):
         _check_point(junction, k, (kept[k], kept[following[k]]), (labels[k], labels[following[k]]), trim)
-
-    # The composition so far: (clip, start, stop) ranges; the outgoing piece plays unblended from `start` on.
-    parts, total, start, made = [(kept[0], 0, kept[0].num_frames)], kept[0].num_frames, 0, []
-    first_number = int(kept[0].frames[0])
-    for k, junction in enumerate(junctions):
-        try:
-            junction_made = _junction(parts, total, start, first_number, kept[following[k]], junction, (labels[k], labels[following[k]]), align, lock_feet)
-        except TransitionError as error:
-            raise CompositionError(f"junction {k + 1} ({labels[k]} -> {labels[following[k]]}): {error}") from None
-        except CompositionError as error:
-            raise CompositionError(f"junction {k + 1}: {error}") from None
-        _drop_last(parts, total - junction_made.tail_first)
-        transition_clip = junction_made.transition.clip
-        parts.append((transition_clip, 0, transition_clip.num_frames))
-        start = junction_made.tail_first + junction_made.blend_end
-        total = junction_made.tail_first + transition_clip.num_frames
-        first_number = int(kept[following[k]].frames[junction_made.last_b]) - start
-        made.append(junction_made)
+    parts, total, start, made = _chained(kept, junctions, following, labels, align, lock_feet)
 
     names = kept[0].bone_names
     positions = [measure.clip_positions(clip, names) for clip in kept]
     dt = kept[0].dt
     notes = [f"{label}: trimmed {start_s:.2f} s idle at the start and {end_s:.2f} s at the end"
              for label, (start_s, end_s) in zip(labels, trimmed)] if trim else []
-    opening = 0
+    opening, first_reference = 0, None
     if loop:
-        # The seam: a frame of the first piece between the transition into it (closing the cycle) and the one out of it,
-        # where neither changed it if there is one, else where the Make Loop stitch closes the difference.
-        closing = made[-1]
-        untouched = closing.last_b + max(closing.tail_first + closing.transition.window[1] + 1 - start, 0)
-        changed = min(m.tail_first + m.transition.window[0] for m in made)
         first_reference = seam.baseline(positions[0], dt).acceleration  # the seam shows the first piece's motion: its yardstick
-        for first, last in ((untouched, changed - 1), (closing.last_b, made[0].position_a)):
-            if last - first >= 2 * SEAM_GUARD:
-                opening = _seam_frame(positions[0], dt, first_reference, first + SEAM_GUARD, last - SEAM_GUARD)
-                break
-        else:
-            raise CompositionError(f"{labels[0]} is too short to hold the loop's seam between the transition into it and the one out of it: "
-                                   "give the first piece a longer range")
-        if not untouched + SEAM_GUARD <= opening < changed - SEAM_GUARD:
-            notes.append(f"loop: the transitions change every frame of {labels[0]} between them; the seam's difference is stitched")
-        _drop_last(parts, total - (start + opening + 1 - closing.last_b))
+        opening, seam_notes = _seam_opening(made, start, positions[0], dt, first_reference, labels[0])
+        notes += seam_notes
+        _drop_last(parts, total - (start + opening + 1 - made[-1].last_b))
     clip = _joined(parts, kept[0].frames[opening] - opening).slice_frames(opening, None)
     root_mode = ""
     if loop:
-        # The wrap is a frame of the first piece's own motion: no offset for a foot lock to hide, whose
-        # re-solved legs would only disturb the transitions' own (measured: junction visibility 1.00 -> 1.31).
-        looped = make_loop(clip, clip.frames[0], clip.frames[-1], StitchParameters(method="CUBIC"), root_mode="AUTO",
-                           root_bone=names[made[-1].root], lock_feet=False)
-        clip, root_mode = looped.clip, looped.root_mode
+        clip, root_mode = _closed(clip, names[made[-1].root])
 
-    segments, transitions = [], []
-    out_first, source_first = 0, int(kept[0].frames[opening])
-    for k, (junction_made, junction) in enumerate(zip(made, junctions)):
-        transition, b = junction_made.transition, following[k]
-        position_a = junction_made.position_a - opening
-        segments.append(Segment(k, pieces[k].name, source_first, int(transition.frame_a), out_first, position_a))
-        out_first, source_first = position_a + 1, int(transition.frame_b) + 1
-        metrics = _measured(clip, junction_made, opening, kept[k], kept[b], (positions[k], positions[b]))
-        # A loop's closing blend runs on past the seam into the cycle's first frames: the window stops at the file's last frame.
-        window = tuple(min(max(junction_made.tail_first - opening + edge, 0), clip.num_frames - 1) for edge in transition.window)
-        transitions.append(ComposedTransition(k, window, int(transition.frame_a), int(transition.frame_b), transition.method,
-                                              transition.length, metrics, transition.candidates))
-        how = "given" if not isinstance(junction.at, str) else "chosen"
-        notes.append(f"junction {k + 1} {labels[k]} -> {labels[b]}: frames {transition.frame_a} -> {transition.frame_b} ({how}), "
-                     f"{transition.method} {transition.length:g} s")
-        if make.shows(metrics):
-            notes.append(f"junction {k + 1} stays visible: {metrics.summary()}")
+    segments, transitions, junction_notes, warnings = _placed(clip, made, junctions, kept, positions, pieces, labels, following, opening)
+    notes += junction_notes
     last_piece = 0 if loop else len(pieces) - 1
     source_last = int(kept[0].frames[opening]) if loop else int(kept[-1].frames[-1])
-    segments.append(Segment(last_piece, pieces[last_piece].name, source_first, source_last, out_first, clip.num_frames - 1))
+    last_source_first, last_out_first = int(made[-1].transition.frame_b) + 1, made[-1].position_a - opening + 1
+    segments.append(Segment(last_piece, pieces[last_piece].name, last_source_first, source_last, last_out_first, clip.num_frames - 1))
 
     numbers = _summary_numbers(clip, transitions, trimmed)
     body_numbers, body_notes = grounding.numbers_and_notes(grounding.of_clip(clip, measure.clip_positions(clip, names), positions), "the pieces")
     numbers.update(body_numbers)
     notes += body_notes
+    travel_bone = None
     if loop:
         travel_root = made[-1].root if root_mode == "TRAVEL" else None
-        played = seam.chained_positions(clip, travel_root, cycles=2)
-        numbers["seam_visibility"] = seam.played_visibility(played, dt, [clip.num_frames - 1], first_reference)
-        numbers["travel_per_cycle_m"] = float(np.linalg.norm(seam.chain(clip, travel_root)[:2, 3]))
+        numbers.update(_cycle_numbers(clip, travel_root, dt, first_reference))
         notes.append(f"loop: the cycle opens and closes on frame {source_last} of {labels[0]} (root {root_mode}), "
                      f"seam visibility {numbers['seam_visibility']:.2f}, travel {numbers['travel_per_cycle_m']:.2f} per cycle")
-    travel_bone = names[made[-1].root] if loop and root_mode == "TRAVEL" else None
-    return Composition(clip, segments, transitions, numbers, tuple(notes), bool(loop), travel_bone)
+        travel_bone = None if travel_root is None else names[travel_root]
+    return Composition(clip, segments, transitions, numbers, tuple(notes), bool(loop), travel_bone, tuple(warnings))

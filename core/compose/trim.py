@@ -12,8 +12,8 @@ MAX_TRIM_SHARE of the piece is cut at either end.
 
 import numpy as np
 
-from .. import kinematics, sampling
-from ..transition import features
+from ..motion import features, kinematics, sampling
+from ..motion.clip import Clip
 
 IDLE_SHARE = 0.2
 TYPICAL_PERCENTILE = 90
@@ -22,7 +22,7 @@ MAX_TRIM_SHARE = 0.25
 LEAD_IN_SECONDS = 0.1  # kept before the motion starts and after it stops, so its onset is not cut
 
 
-def motion_energy(clip, pose=None):
+def motion_energy(clip: Clip, pose: np.ndarray | None = None) -> np.ndarray:
     """Motion energy ``(F,)`` of every frame of ``clip``, length units per second (see the module).
 
     pose: the clip's armature-space matrices ``(F, B, 4, 4)``, when already computed.
@@ -36,7 +36,7 @@ def motion_energy(clip, pose=None):
     return sampling.low_pass(speed @ weights / weights.sum(), round(SMOOTHING_SECONDS * clip.fps))
 
 
-def idle_ends(clip, pose=None):
+def idle_ends(clip: Clip, pose: np.ndarray | None = None) -> tuple[int, int]:
     """Frames (at the start, at the end) of ``clip`` that are idle and can be cut, each at most MAX_TRIM_SHARE of it."""
     energy = motion_energy(clip, pose)
     moving = energy >= IDLE_SHARE * np.percentile(energy, TYPICAL_PERCENTILE)  # a still clip (all zero) counts as moving throughout

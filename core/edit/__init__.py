@@ -1,1 +1,1 @@
-"""Motion editing: sample, resample, retime, freeze, splice, blend and mirror clips (seed 003)."""
+"""Motion editing: resample and retime (:mod:`.timing`), freeze, splice, blend and mirror clips."""

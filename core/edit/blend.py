@@ -1,4 +1,4 @@
-"""Blend two motions: ``M = (1 - w) A + w B`` on A's skeleton (seed 003), the root from blended velocities (seed 004).
+"""Blend two motions: ``M = (1 - w) A + w B`` on A's skeleton, the root walked from blended velocities.
 
 Times are 0-based fractional frame indices into each clip, durations
 seconds, lengths the clips' unit (metres for imported mocap). B is put on
@@ -9,7 +9,7 @@ advances by ``(1 - w)`` of A's frames plus ``w`` of B's
 and each result frame samples both clips at its paired times: rotations
 slerped and locations lerped with the frame's weight. Timings:
 
-- FRACTION (seed 003): the duration is the lerp of the two durations, both
+- FRACTION: the duration is the lerp of the two durations, both
   clips sampled at the same fraction of their length.
 - CONTACTS: footfalls (a foot's contact starting) matched in order, the same
   foot down at the same moment; time maps piecewise linearly between matched
@@ -41,11 +41,12 @@ import re
 
 import numpy as np
 
-from .. import contacts, grounding, quat, root as root_motion, sampling
 from ..errors import EditError, TransitionError
-from ..transition import align, points, timewarp
-from ..transition import blend as transition_blend
-from . import measure, warp
+from ..measure import edit as measure, grounding
+from ..motion import contacts, quat, root as root_motion, sampling
+from ..motion.clip import Clip
+from ..transition import align, blend as transition_blend, points, timewarp
+from . import warp
 
 TIMINGS = ("CONTACTS", "FRACTION", "WARP")
 SHORTER = ("CLAMP", "LOOP")
@@ -59,7 +60,7 @@ _LEFT = re.compile(r"left|(?<![a-z])l(?![a-z])", re.IGNORECASE)
 _RIGHT = re.compile(r"right|(?<![a-z])r(?![a-z])", re.IGNORECASE)
 
 
-def weight_curve(weight):
+def weight_curve(weight: float | list | np.ndarray) -> np.ndarray:
     """``weight`` as curve rows ``(K, 2)``: (fraction of the result 0..1, weight); a float is a flat curve.
 
     EditError for weights outside [0, 1], fractions outside [0, 1] or not
@@ -79,14 +80,14 @@ def weight_curve(weight):
     return curve
 
 
-def mean_weight(curve):
+def mean_weight(curve: np.ndarray) -> float:
     """The mean over the result (fractions 0..1) of a :func:`weight_curve`, held flat beyond its first and last rows."""
     fractions = np.concatenate([[0.0], curve[:, 0], [1.0]])
     weights = np.interp(fractions, curve[:, 0], curve[:, 1])
     return float(np.sum(0.5 * (weights[1:] + weights[:-1]) * np.diff(fractions)))
 
 
-def foot_sides(bone_names, feet):
+def foot_sides(bone_names: tuple, feet: list | np.ndarray) -> tuple[tuple[str, np.ndarray], ...]:
     """The foot joints ``feet`` by side: ((label, indices), (label, indices)), left then right by name.
 
     Two unnamed feet are a side each. EditError when the names do not tell.
@@ -109,7 +110,7 @@ def _mask_of(segments, count):
     return np.cumsum(edges[:-1]) > 0
 
 
-def side_contacts(positions, sides, dt):
+def side_contacts(positions: np.ndarray, sides: tuple, dt: float) -> list[np.ndarray]:
     """Per side, its contact mask ``(F,)``: any of its joints planted, lifts under MIN_GAP closed, touches under MIN_CONTACT dropped.
 
     positions ``(F, B, 3)`` armature space (Z up); sides from :func:`foot_sides`; dt seconds per frame.
@@ -129,7 +130,7 @@ def side_contacts(positions, sides, dt):
     return masks
 
 
-def footfalls(masks):
+def footfalls(masks: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Footfalls of side contact masks: (frames ``(n,)`` int, side indices ``(n,)``), in time order.
 
     A footfall is a contact's first frame; a contact already under way on
@@ -143,7 +144,8 @@ def footfalls(masks):
     return frames[order], sides[order]
 
 
-def match_footfalls(falls_a, falls_b, lifts_a, lifts_b, labels, names=("A", "B")):
+def match_footfalls(falls_a: tuple[np.ndarray, np.ndarray], falls_b: tuple[np.ndarray, np.ndarray], lifts_a: np.ndarray,
+                    lifts_b: np.ndarray, labels: list[str], names: tuple[str, str] = ("A", "B")) -> np.ndarray | None:
     """Matched footfall frames ``(K, 2)`` (A's, B's), the same foot in each row, or None when neither clip steps.
 
     falls_a, falls_b: :func:`footfalls` of each clip; lifts_a, lifts_b:
@@ -184,7 +186,7 @@ def match_footfalls(falls_a, falls_b, lifts_a, lifts_b, labels, names=("A", "B")
     return np.stack([frames_a[i:i + count], frames_b[j:j + count]], axis=1).astype(float)
 
 
-def contact_knots(matched, count_a, count_b):
+def contact_knots(matched: np.ndarray, count_a: int, count_b: int) -> np.ndarray:
     """Aligned time knots ``(K + 2, 2)``: the matched footfalls ``(K, 2)`` with the ends both clips cover.
 
     Before the first matched pair and after the last, both clips play on at
@@ -200,7 +202,7 @@ def contact_knots(matched, count_a, count_b):
     return np.concatenate([[matched[0] - back * first], matched, [matched[-1] + on * last]])
 
 
-def knot_times(knots, weight):
+def knot_times(knots: np.ndarray, weight: float) -> tuple[np.ndarray, np.ndarray]:
     """Sample times (times_a ``(N,)``, times_b ``(N,)``) along aligned ``knots (K, 2)`` at the blend ``weight``."""
     times_a, times_b = timewarp.blend_timing(knots - knots[0], weight)
     return times_a + knots[0, 0], times_b + knots[0, 1]
@@ -340,7 +342,95 @@ def _contact_mismatch(falls_a, falls_b, times_a, times_b, dt):
     return float(nearest[np.isfinite(nearest)].mean() * dt)
 
 
-def blend(clip_a, clip_b, weight=0.5, timing="CONTACTS", shorter="CLAMP", names=("A", "B")):
+def _check_settings(clip_a, clip_b, timing, shorter, names):
+    """EditError for an unknown timing or shorter option, or a clip under 3 frames (``names``: what messages call the clips)."""
+    if timing not in TIMINGS:
+        raise EditError(f"unknown blend timing '{timing}' (one of {', '.join(TIMINGS)})")
+    if shorter not in SHORTER:
+        raise EditError(f"unknown option '{shorter}' for the shorter clip (one of {', '.join(SHORTER)})")
+    for clip, name in ((clip_a, names[0]), (clip_b, names[1])):
+        if clip.num_frames < 3:
+            raise EditError(f"clip {name} has {clip.num_frames} frames: a blend needs at least 3")
+
+
+def _feet(clips, timing, shorter):
+    """Both clips' feet: (the sides of :func:`foot_sides`, () when the timing needs none and the names do not tell; their
+    :class:`_Contacts` or None without sides; their joint positions ``(F, B, 3)``)."""
+    bone_names = clips[0].bone_names
+    try:
+        sides = foot_sides(bone_names, contacts.foot_joints(bone_names))
+    except EditError:
+        if timing == "CONTACTS" or (shorter == "LOOP" and timing != "FRACTION"):
+            raise
+        sides = ()  # FRACTION and WARP time the clips without footfalls
+    if sides:
+        found = [_Contacts(clip, sides) for clip in clips]
+        return sides, found, [f.positions for f in found]
+    return sides, None, [measure.joint_positions(clip) for clip in clips]
+
+
+def _aligned_times(clips, found, sides, timing, shorter, weight, cycles, names):
+    """Sample times (times_a ``(N,)``, times_b ``(N,)``) of both clips along the blend, the timing used, the clip looped
+    (0 or 1, None: neither) and the notes on them.
+
+    clips, found: both clips and their :class:`_Contacts` (a clip looped by
+    shorter LOOP replaces its own in place); weight: the timing's blend
+    weight; cycles: WARP's gait cycles (A's, B's) in frames.
+    """
+    labels, notes = [label for label, _ in sides], []
+
+    def matched():
+        return match_footfalls(found[0].falls, found[1].falls, found[0].lifts, found[1].lifts, labels, names)
+
+    if timing == "CONTACTS" and matched() is None:
+        notes.append("neither clip takes a step: timed by FRACTION")
+        timing = "FRACTION"
+    short = None
+    if shorter == "LOOP" and timing != "FRACTION":
+        short = _loop_shorter(clips, found, matched() if timing == "CONTACTS" else None, cycles, sides, names)
+        if short is not None:
+            notes.append(f"clip {names[short]} looped to {clips[short].num_frames} frames")
+    counts = np.array([clip.num_frames for clip in clips])
+    if timing == "CONTACTS":
+        return knot_times(contact_knots(matched(), *counts), weight), timing, short, notes
+    if timing == "WARP":
+        try:
+            return _warp_times(*clips, weight, cycles, None if short is None else 1 - short), timing, short, notes
+        except TransitionError as error:
+            raise EditError(f"clips {names[0]} and {names[1]} cannot be time-warped: {error}") from None
+    return knot_times(np.array([[0.0, 0.0], counts - 1.0]), weight), timing, short, notes
+
+
+def _measured(clip_a, clip_b, result, inputs, times, found):
+    """The blend's numbers (see :func:`blend`) and the result's joint positions ``(F, B, 3)``: ``inputs`` are both clips'
+    joint positions, ``times`` the result's sample times in each, ``found`` their :class:`_Contacts` (None without feet)."""
+    times_a, times_b = times
+    positions = measure.joint_positions(result)
+    reference = measure.acceleration_reference(*inputs, dt=clip_a.dt)
+    numbers = {"duration": result.duration, "duration_a": clip_a.duration, "duration_b": clip_b.duration,
+               "covered_a": (times_a[-1] - times_a[0]) * clip_a.dt, "covered_b": (times_b[-1] - times_b[0]) * clip_a.dt,
+               "worst_frame": measure.worst_frame(positions, clip_a.dt, reference),
+               "inputs_worst_frame": max(measure.worst_frame(p, clip_a.dt, reference) for p in inputs),
+               "skating": measure.toe_skating(result, positions),
+               "inputs_skating": max(measure.toe_skating(clip_a, p) for p in inputs)}
+    mismatch = _contact_mismatch(found[0].falls, found[1].falls, times_a, times_b, clip_a.dt) if found else None
+    if mismatch is not None:
+        numbers["contact_mismatch"] = mismatch
+    return numbers, positions
+
+
+def _left_out_notes(clip_a, clip_b, numbers, names, looped):
+    """Notes on the seconds of each clip the blend leaves out (``looped``: shorter LOOP may play them, False: it was no help)."""
+    notes = []
+    for name, covered, whole in ((names[0], numbers["covered_a"], clip_a.duration), (names[1], numbers["covered_b"], clip_b.duration)):
+        if whole - covered > 1.5 * clip_a.dt:
+            notes.append(f"{whole - covered:.2f} s of clip {name} left out: only the steps both clips have are blended"
+                         + (" (shorter LOOP plays the shorter clip's steps again)" if looped else ""))
+    return notes
+
+
+def blend(clip_a: Clip, clip_b: Clip, weight: float | list | np.ndarray = 0.5, timing: str = "CONTACTS", shorter: str = "CLAMP",
+          names: tuple[str, str] = ("A", "B")) -> measure.EditResult:
     """The blend ``(1 - w) A + w B`` of two motions on A's skeleton, time-aligned, as an :class:`.measure.EditResult`.
 
     weight: B's weight, a number in [0, 1] or a curve over the result,
@@ -364,73 +454,21 @@ def blend(clip_a, clip_b, weight=0.5, timing="CONTACTS", shorter="CLAMP", names=
     be matched.
     """
     curve = weight_curve(weight)
-    if timing not in TIMINGS:
-        raise EditError(f"unknown blend timing '{timing}' (one of {', '.join(TIMINGS)})")
-    if shorter not in SHORTER:
-        raise EditError(f"unknown option '{shorter}' for the shorter clip (one of {', '.join(SHORTER)})")
-    for clip, name in ((clip_a, names[0]), (clip_b, names[1])):
-        if clip.num_frames < 3:
-            raise EditError(f"clip {name} has {clip.num_frames} frames: a blend needs at least 3")
+    _check_settings(clip_a, clip_b, timing, shorter, names)
     try:
         clips = [clip_a, align.on_skeleton(clip_b, clip_a)]
         root = align.travel_root(*clips)
     except TransitionError as error:
         raise EditError(f"clip {names[1]} cannot be blended into clip {names[0]}: {error}") from None
     timing_weight = mean_weight(curve)
-    try:
-        sides = foot_sides(clip_a.bone_names, contacts.foot_joints(clip_a.bone_names))
-    except EditError:
-        if timing == "CONTACTS" or (shorter == "LOOP" and timing != "FRACTION"):
-            raise
-        sides = ()  # FRACTION and WARP time the clips without footfalls
-    labels = [label for label, _ in sides]
-    if sides:
-        found = [_Contacts(clip, sides) for clip in clips]
-        inputs = [f.positions for f in found]
-    else:
-        found, inputs = None, [measure.joint_positions(clip) for clip in clips]
+    sides, found, inputs = _feet(clips, timing, shorter)
     cycles = warp.gait_cycles(*inputs, contacts.toe_joints(clip_a.bone_names, inputs[0]), clip_a.fps)[0] if timing == "WARP" else None
-    notes = []
-
-    def matched():
-        return match_footfalls(found[0].falls, found[1].falls, found[0].lifts, found[1].lifts, labels, names)
-
-    if timing == "CONTACTS" and matched() is None:
-        notes.append("neither clip takes a step: timed by FRACTION")
-        timing = "FRACTION"
-    short = None
-    if shorter == "LOOP" and timing != "FRACTION":
-        short = _loop_shorter(clips, found, matched() if timing == "CONTACTS" else None, cycles, sides, names)
-        if short is not None:
-            notes.append(f"clip {names[short]} looped to {clips[short].num_frames} frames")
-    counts = np.array([clip.num_frames for clip in clips])
-    if timing == "CONTACTS":
-        times_a, times_b = knot_times(contact_knots(matched(), *counts), timing_weight)
-    elif timing == "WARP":
-        try:
-            times_a, times_b = _warp_times(*clips, timing_weight, cycles, None if short is None else 1 - short)
-        except TransitionError as error:
-            raise EditError(f"clips {names[0]} and {names[1]} cannot be time-warped: {error}") from None
-    else:
-        times_a, times_b = knot_times(np.array([[0.0, 0.0], counts - 1.0]), timing_weight)
+    (times_a, times_b), timing, short, notes = _aligned_times(clips, found, sides, timing, shorter, timing_weight, cycles, names)
 
     weights = np.interp(np.linspace(0.0, 1.0, len(times_a)), curve[:, 0], curve[:, 1])
     result = _blended(clips[0], times_a, clips[1], times_b, weights, root)
-    positions = measure.joint_positions(result)
-    reference = measure.acceleration_reference(*inputs, dt=clip_a.dt)
-    numbers = {"duration": result.duration, "duration_a": clip_a.duration, "duration_b": clip_b.duration,
-               "covered_a": (times_a[-1] - times_a[0]) * clip_a.dt, "covered_b": (times_b[-1] - times_b[0]) * clip_a.dt,
-               "worst_frame": measure.worst_frame(positions, clip_a.dt, reference),
-               "inputs_worst_frame": max(measure.worst_frame(p, clip_a.dt, reference) for p in inputs),
-               "skating": measure.toe_skating(result, positions),
-               "inputs_skating": max(measure.toe_skating(clip_a, p) for p in inputs)}
-    mismatch = _contact_mismatch(found[0].falls, found[1].falls, times_a, times_b, clip_a.dt) if found else None
-    if mismatch is not None:
-        numbers["contact_mismatch"] = mismatch
-    for name, covered, whole in ((names[0], numbers["covered_a"], clip_a.duration), (names[1], numbers["covered_b"], clip_b.duration)):
-        if whole - covered > 1.5 * clip_a.dt:
-            notes.append(f"{whole - covered:.2f} s of clip {name} left out: only the steps both clips have are blended"
-                         + (" (shorter LOOP plays the shorter clip's steps again)" if short is None and timing != "FRACTION" else ""))
+    numbers, positions = _measured(clip_a, clip_b, result, inputs, (times_a, times_b), found)
+    notes += _left_out_notes(clip_a, clip_b, numbers, names, short is None and timing != "FRACTION")
     if measure.same_motion(clip_a, clip_b):
         notes.append("both clips hold the same motion: the blend is that motion")
     notes += measure.quality_notes(numbers["skating"], numbers["inputs_skating"], numbers["worst_frame"], numbers["inputs_worst_frame"],

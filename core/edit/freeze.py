@@ -8,9 +8,10 @@ and acceleration are zero at both ends, so the edit adds no jerk.
 
 import numpy as np
 
-from .. import metrics, quat
 from ..errors import EditError
-from .measure import EditResult, acceleration_reference, joint_positions, worst_frame
+from ..measure.edit import acceleration_reference, EditResult, joint_positions, worst_frame
+from ..motion import kinematics, quat
+from ..motion.clip import Clip
 
 #: Seconds of easing either side of a frozen range: bringing a swinging arm to rest faster than this shows (measured on the Bandai walks).
 BLEND = 0.5
@@ -30,7 +31,7 @@ def _index(clip, frame, what):
     return index
 
 
-def freeze_weights(count, first, last, blend_frames):
+def freeze_weights(count: int, first: int, last: int, blend_frames: float) -> np.ndarray:
     """Weight ``(count,)`` of the held value per frame: 1 from ``first`` to ``last`` (indices, inclusive), easing to 0 over ``blend_frames`` either side."""
     index = np.arange(count, dtype=float)
     before = (index - (first - blend_frames)) / blend_frames if blend_frames else (index >= first).astype(float)
@@ -40,7 +41,8 @@ def freeze_weights(count, first, last, blend_frames):
     return weight
 
 
-def freeze(clip, bones, frame=None, rest=False, frames=None, blend=BLEND, location=False):
+def freeze(clip: Clip, bones: list[str], frame: int | None = None, rest: bool = False, frames: tuple[int, int] | None = None,
+           blend: float = BLEND, location: bool = False) -> EditResult:
     """The clip with ``bones`` (names) held still; EditResult (edit ``freeze``).
 
     frame: the frame number whose value is held (default the frozen range's
@@ -82,7 +84,7 @@ def freeze(clip, bones, frame=None, rest=False, frames=None, blend=BLEND, locati
         location_channels[first:last + 1, indices] = still
     result = clip.with_channels(rotation=quat.unroll(rotation), location=location_channels)
 
-    moved = np.flatnonzero(np.any([metrics.descendants(clip.parents, bone) for bone in indices], axis=0))
+    moved = np.flatnonzero(np.any([kinematics.descendants(clip.parents, bone) for bone in indices], axis=0))
     before, after = joint_positions(clip), joint_positions(result)
     reference = acceleration_reference(before, dt=clip.dt)
     numbers = {"bones": len(indices), "frozen_frames": last - first + 1, "blend_frames": blend_frames,

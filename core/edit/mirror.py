@@ -21,9 +21,10 @@ import re
 
 import numpy as np
 
-from .. import kinematics, quat
 from ..errors import EditError
-from .measure import EditResult, joint_positions
+from ..measure.edit import EditResult, joint_positions
+from ..motion import kinematics, quat
+from ..motion.clip import Clip
 
 #: The reflection across the armature's X = 0 plane.
 MIRROR = np.diag([-1.0, 1.0, 1.0])
@@ -59,7 +60,7 @@ def _other_side(name):
     return None
 
 
-def mirror_pairs(bone_names):
+def mirror_pairs(bone_names: tuple) -> dict[str, str]:
     """Each bone's name mapped to its partner's, itself for a centre bone.
 
     Side markers: ``.L/.R``, ``_L/_R``, ``-L/-R`` and ``.l/.r``... suffixes
@@ -190,7 +191,7 @@ def _bone_mirrors(clip, partner):
     return t, qa, qb, q_matrix, offset
 
 
-def mirror(clip, pairs=None):
+def mirror(clip: Clip, pairs: dict[str, str] | None = None) -> EditResult:
     """The clip mirrored across the armature's X = 0 plane, left and right swapped.
 
     pairs: bone name -> partner name (:func:`mirror_pairs` of the clip's

@@ -1,4 +1,4 @@
-"""Splice: one clip's upper body on another clip's lower body (seed 003; Heck, Kovar and Gleicher 2006).
+"""Splice: one clip's upper body on another clip's lower body (Heck, Kovar and Gleicher 2006).
 
 The result is ``lower`` with the upper body (``upper_root`` and every bone
 below it) taken from ``upper``: the root, pelvis and legs stay ``lower``'s,
@@ -15,12 +15,14 @@ import re
 
 import numpy as np
 
-from .. import contacts, grounding, kinematics, quat, root as root_motion, sampling
 from ..errors import EditError, TransitionError
-from ..metrics import descendants
-from ..transition import features, timewarp
+from ..measure import edit as measure, grounding
+from ..motion import contacts, features, kinematics, quat, root as root_motion, sampling
+from ..motion.clip import Clip
+from ..motion.kinematics import descendants
+from ..transition import timewarp
 from ..transition.align import on_skeleton
-from . import measure, warp
+from . import warp
 
 TIMINGS = ("AUTO", "WARP", "NONE")
 SHORTER = ("CLAMP", "LOOP")
@@ -44,7 +46,8 @@ def _low_pass(values, seconds, fps):
     return sampling.low_pass(sampling.low_pass(values, width), width)
 
 
-def split(clip, upper_root=None, positions=None):
+def split(clip: Clip, upper_root: str | None = None, positions: np.ndarray | None = None,
+          label: str = "the lower clip") -> tuple[int, int, np.ndarray]:
     """(pelvis, upper root, upper-body mask ``(B,)``) of ``clip``'s skeleton.
 
     The pelvis is the body's root (:func:`..transition.features.character_root`:
@@ -52,14 +55,15 @@ def split(clip, upper_root=None, positions=None):
     upper_root: a bone name; default the pelvis' child whose bones hold no
     foot, preferring one that holds the hands or head. positions: the clip's
     joint positions ``(F, B, 3)``, to find feet by height when no bone is
-    named like one. EditError for an unknown bone or one with a foot below it.
+    named like one. EditError for an unknown bone or one with a foot below it;
+    its message calls ``clip`` ``label``.
     """
     pelvis = features.character_root(clip)
     feet = contacts.foot_joints(clip.bone_names, positions)
     below = {bone: descendants(clip.parents, bone) for bone in range(clip.num_bones)}
     if upper_root is not None:
         if upper_root not in clip.bone_names:
-            raise EditError(f"the lower clip's armature has no bone named '{upper_root}' to start the upper body")
+            raise EditError(f"{label}'s armature has no bone named '{upper_root}' to start the upper body")
         bone = clip.bone_names.index(upper_root)
         held = [clip.bone_names[foot] for foot in feet if below[bone][foot]]
         if held:
@@ -76,7 +80,8 @@ def split(clip, upper_root=None, positions=None):
     return pelvis, bone, below[bone]
 
 
-def match_timing(lower, upper, pelvis, upper_mask, timing="AUTO", shorter="CLAMP", lower_positions=None):
+def match_timing(lower: Clip, upper: Clip, pelvis: int, upper_mask: np.ndarray, timing: str = "AUTO", shorter: str = "CLAMP",
+                 lower_positions: np.ndarray | None = None) -> tuple[Clip, np.ndarray, str, tuple[str, ...]]:
     """When ``upper`` plays under each frame of ``lower``: (played clip, times ``(n,)``, timing used, notes).
 
     lower, upper: clips on one skeleton (:func:`..transition.align.on_skeleton`).
@@ -156,7 +161,24 @@ def _steadied(lower_reach, source_reach, fps):
     return quat.between(source_reach, _low_pass(source_reach, BOB_SMOOTHING, fps) + fast)
 
 
-def splice(lower, upper, upper_root=None, timing="AUTO", shorter="CLAMP"):
+def _upper_follow(lower, below, root, positions, headings):
+    """RMS distance (length units) between the hands relative to the chest in the character frame, in the result against
+    the played upper clip: ``positions`` and ``headings`` are theirs, ``(F, B, 3)`` and ``(F,)`` radians.
+
+    below: mask ``(B,)`` of the bones below the upper root ``root`` of ``lower``'s skeleton (the hands are among them).
+    """
+    hands = [bone for bone in np.flatnonzero(below) if _HANDS.search(lower.bone_names[bone])] or [root]
+    # The chest: the hands' lowest common ancestor (parents come first, so the highest index).
+    shared = set.intersection(*(set(kinematics.ancestors_and_self(lower.parents, [hand])) for hand in hands))
+    chest = max(shared) if len(hands) > 1 and shared else root
+    (result, source), (heading_result, heading_source) = positions, headings
+    follow = (_in_heading_frame(result[:, hands] - result[:, chest, None], heading_result)
+              - _in_heading_frame(source[:, hands] - source[:, chest, None], heading_source))
+    return float(np.sqrt(np.mean(np.sum(follow**2, axis=-1))))
+
+
+def splice(lower: Clip, upper: Clip, upper_root: str | None = None, timing: str = "AUTO", shorter: str = "CLAMP",
+           names: tuple[str, str] = ("", "")) -> measure.EditResult:
     """``upper``'s upper body on ``lower``'s lower body, on ``lower``'s skeleton and frames: an :class:`.measure.EditResult`.
 
     upper_root: the upper body's first bone, by name (default found, see
@@ -177,14 +199,18 @@ def splice(lower, upper, upper_root=None, timing="AUTO", shorter="CLAMP"):
     (RMS distance, length units, between the hands relative to the chest in
     the character frame, result against ``upper`` at the matched times);
     ``time_rate`` (``upper`` frames played per ``lower`` frame, on average).
-    The timing used is the first note. EditError for clips that cannot be spliced.
+    The timing used is the first note. EditError for clips that cannot be
+    spliced; its message calls them "the lower clip" and "the upper clip",
+    with their ``names`` (lower's, upper's: file names, say; "": none) after.
     """
+    lower_label, upper_label = (f"the {which} clip ({name})" if name else f"the {which} clip"
+                                for which, name in zip(("lower", "upper"), names))
     try:
         upper = on_skeleton(upper, lower)
     except TransitionError as error:
-        raise EditError(f"the upper clip does not fit the lower clip's skeleton: {error}") from None
+        raise EditError(f"{upper_label} does not fit {lower_label}'s skeleton: {error}") from None
     lower_positions = measure.joint_positions(lower)
-    pelvis, root, upper_mask = split(lower, upper_root, lower_positions)
+    pelvis, root, upper_mask = split(lower, upper_root, lower_positions, lower_label)
     played, times, _, notes = match_timing(lower, upper, pelvis, upper_mask, timing, shorter, lower_positions)
     source = sampling.sample_clip(played, times, "CUBIC")
 
@@ -213,18 +239,12 @@ def splice(lower, upper, upper_root=None, timing="AUTO", shorter="CLAMP"):
 
     positions = measure.joint_positions(clip)
     reference = measure.acceleration_reference(lower_positions, dt=lower.dt)
-    hands = [bone for bone in np.flatnonzero(below) if _HANDS.search(lower.bone_names[bone])] or [root]
-    # The chest: the hands' lowest common ancestor (parents come first, so the highest index).
-    shared = set.intersection(*(set(kinematics.ancestors_and_self(lower.parents, [hand])) for hand in hands))
-    chest = max(shared) if len(hands) > 1 and shared else root
-    follow = (_in_heading_frame(positions[:, hands] - positions[:, chest, None], heading_lower)
-              - _in_heading_frame(source_positions[:, hands] - source_positions[:, chest, None], heading_source))
     numbers = {
         "skating": measure.toe_skating(clip, positions),
         "lower_skating": measure.toe_skating(lower, lower_positions),
         "join_visibility": measure.worst_frame(positions, lower.dt, reference, torso),
         "lower_join_visibility": measure.worst_frame(lower_positions, lower.dt, reference, torso),
-        "upper_follow": float(np.sqrt(np.mean(np.sum(follow**2, axis=-1)))),
+        "upper_follow": _upper_follow(lower, below, root, (positions, source_positions), (heading_lower, heading_source)),
         "time_rate": float((times[-1] - times[0]) / max(lower.num_frames - 1, 1)),
     }
     notes = list(notes) + (["both clips hold the same motion: the splice is that motion"] if measure.same_motion(lower, upper) else [])

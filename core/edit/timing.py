@@ -8,9 +8,10 @@ kept, and a loop stays a loop. Frames keep their numbers from the clip's first.
 
 import numpy as np
 
-from .. import sampling
 from ..errors import EditError
-from .measure import EditResult, retimed_skating
+from ..measure.edit import EditResult, retimed_skating
+from ..motion import sampling
+from ..motion.clip import Clip
 
 #: Highest and lowest rates and speeds accepted (a typo such as 6000 fps would make a huge clip).
 FPS_RANGE = (1.0, 1000.0)
@@ -32,7 +33,7 @@ def _frame_count(count, what):
     return count
 
 
-def resample(clip, fps, interpolation="CUBIC"):
+def resample(clip: Clip, fps: float, interpolation: str = "CUBIC") -> EditResult:
     """The clip on a grid of ``fps`` frames per second; EditResult (edit ``resample``).
 
     New frame k shows the clip at ``k / fps`` seconds, so every original
@@ -56,7 +57,7 @@ def resample(clip, fps, interpolation="CUBIC"):
                                            "dropped_seconds": max(dropped, 0.0)}, notes, times, keeps_loop=dropped == 0.0)
 
 
-def retime(clip, speed=None, duration=None, interpolation="CUBIC"):
+def retime(clip: Clip, speed: float | None = None, duration: float | None = None, interpolation: str = "CUBIC") -> EditResult:
     """The clip played ``speed`` times as fast, or stretched to last ``duration`` seconds; EditResult (edit ``retime``).
 
     Exactly one of speed or duration. The frame rate stays; the new clip

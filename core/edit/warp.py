@@ -7,10 +7,10 @@ cycles expect it. Frames are 0-based indices, positions armature space (Z up).
 
 import numpy as np
 
-from .. import contacts
+from ..motion import contacts
 
 
-def gait_cycle(positions, toes, dt):
+def gait_cycle(positions: np.ndarray, toes: np.ndarray, dt: float) -> float | None:
     """Frames from one footfall to the next of the same foot (the median, over ``toes``), or None unless every toe lands twice.
 
     positions ``(F, B, 3)`` armature space; a footfall starts a contact after
@@ -27,7 +27,7 @@ def gait_cycle(positions, toes, dt):
     return float(np.mean(cycles)) if cycles else None
 
 
-def gait_cycles(positions_a, positions_b, toes, fps):
+def gait_cycles(positions_a: np.ndarray, positions_b: np.ndarray, toes: np.ndarray, fps: float) -> tuple[tuple[float, float], bool]:
     """Both clips' gait cycles in frames (A's, B's) and whether both step (see :func:`gait_cycle`).
 
     positions ``(F, B, 3)`` of clips on one skeleton; toes: joint indices.

@@ -56,7 +56,7 @@ def _names_a_loop(name):
     return any(lowered.startswith(word) or lowered.endswith(word) for word in ("loop", "cycle"))
 
 
-def animation_name(profile, name, looping):
+def animation_name(profile: EngineProfile, name: str, looping: bool) -> str:
     """The name an animation of action ``name`` gets for ``profile`` (``looping``: it is a loop)."""
     if profile.loop_names and looping and not _names_a_loop(name):
         return f"{name}_loop"

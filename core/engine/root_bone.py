@@ -1,7 +1,7 @@
 """Root motion on a root bone: the character's travel moved from the pelvis onto a bone at the floor.
 
-Game engines read a character's travel from the top bone of the skeleton
-(seed 002): a root on the floor under the character carries the horizontal
+Game engines read a character's travel from the top bone of the skeleton:
+a root on the floor under the character carries the horizontal
 position and the heading, and the pelvis below it keeps only its sway and
 bounce. The world (armature-space) pose of every other bone is unchanged: only
 the split between the root and the bones directly below it moves. Armature
@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import kinematics, quat, root as root_motion, sampling
-from ..clip import Clip
-from ..edit.measure import EditResult
 from ..errors import ClipError
-from ..transition.features import character_root
+from ..measure.edit import EditResult
+from ..motion import kinematics, quat, root as root_motion, sampling
+from ..motion.clip import Clip
+from ..motion.features import character_root
 
 #: HEADING: the root turns with the pelvis; POSITION: it keeps the first frame's heading.
 MODES = ("HEADING", "POSITION")
@@ -48,7 +48,7 @@ class RootMotion:
     numbers: dict = field(default_factory=dict)
     in_place: bool = False
 
-    def as_edit(self):
+    def as_edit(self) -> EditResult:
         """The extraction as an :class:`~..edit.measure.EditResult` (edit ``root``, or ``inplace``), written like any edit.
 
         It keeps a loop a loop: the body repeats and the root's last sample is one cycle's travel.
@@ -89,7 +89,7 @@ def _usable_top_bone(clip, pose, pelvis):
 MAX_NAME_BYTES = 63
 
 
-def check_root_name(name):
+def check_root_name(name: str) -> None:
     """ClipError unless ``name`` can name a root bone: not blank, at most :data:`MAX_NAME_BYTES` bytes of UTF-8."""
     if not name or not name.strip():
         raise ClipError("the root bone needs a name")
@@ -97,7 +97,7 @@ def check_root_name(name):
         raise ClipError(f"the root bone's name '{name[:20]}...' is longer than the {MAX_NAME_BYTES} bytes a bone name holds")
 
 
-def root_share(clip):
+def root_share(clip: Clip) -> tuple[int | None, float]:
     """``(top, share)``: the clip's top bone if it is a floor bone (else None), and the share (0-1) of the pelvis's horizontal
     displacement, first frame to last, that it carries (1.0 when the pelvis does not move)."""
     pose = kinematics.clip_forward_kinematics(clip)
@@ -175,7 +175,8 @@ def _smoothed_floor(floor, heading, width, cyclic):
     return sampling.low_pass(padded_floor, width)[keep], sampling.low_pass(padded_heading, width)[keep]
 
 
-def extract_root_motion(clip, mode="HEADING", root_name="root", smoothing=0.25, in_place=False, cyclic=False, height="PELVIS"):
+def extract_root_motion(clip: Clip, mode: str = "HEADING", root_name: str = "root", smoothing: float = 0.25, in_place: bool = False,
+                        cyclic: bool = False, height: str = "PELVIS") -> RootMotion:
     """Move the character's travel onto a root bone; every other bone keeps its world pose.
 
     clip: a :class:`~.clip.Clip` (Z up). mode: one of :data:`MODES`;

@@ -53,13 +53,15 @@ component is what would include it (searched for the first
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import kinematics, quat, root as root_motion
 from ..errors import GraphError
-from ..transition import features as pose_features, make, points
+from ..motion import features as pose_features, kinematics, quat, root as root_motion
+from ..motion.clip import Clip
+from ..transition import make, points
 from . import scan
 
 WINDOW_SECONDS = points.WINDOW_SECONDS  # seconds of both clips a distance sums over (the transition engine's)
@@ -101,7 +103,7 @@ class MotionGraph:
     settings: dict = field(default_factory=dict)
 
 
-def same_rate(a, b):
+def same_rate(a: float, b: float) -> bool:
     """Whether two frame rates are one (within :data:`FPS_TOLERANCE` of each other, relatively)."""
     return abs(a - b) <= FPS_TOLERANCE * max(a, b)
 
@@ -119,7 +121,7 @@ def _listed(names, most=4):
     return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
-def odd_clips(clips):
+def odd_clips(clips: list[Clip]) -> dict[int, str]:
     """``{index: reason}`` of the clips a graph of the others cannot hold: those outside the library's majority skeleton (its
     bone names), then outside the majority's frame rate. The majority is the largest group (ties: the group seen first)."""
     odd = {}
@@ -143,13 +145,23 @@ def odd_clips(clips):
     return dict(sorted(odd.items()))
 
 
-def _check_library(clips, names):
+def _check_library(clips, names, tolerance):
+    """GraphError unless ``clips`` can make one graph, each named, and ``tolerance`` is a positive number."""
     if not clips:
         raise GraphError("a motion graph needs at least one clip")
     if len(names) != len(clips):
         raise GraphError(f"{len(clips)} clips but {len(names)} names")
     for index, reason in odd_clips(clips).items():
         raise GraphError(f"{names[index]}: {reason}")
+    if not (isinstance(tolerance, (int, float)) and np.isfinite(tolerance) and tolerance > 0):
+        raise GraphError(f"the tolerance must be a positive number, got {tolerance!r}")
+
+
+def _frame_counts(fps, window_seconds, blend_seconds):
+    """The graph's spans in frames at ``fps``: (window, separation, blend, hold, min_jump) (see the module's constants)."""
+    window = max(1, int(round((WINDOW_SECONDS if window_seconds is None else window_seconds) * fps)))
+    return (window, max(1, int(round(SEPARATION_SECONDS * fps))), max(3, int(round(blend_seconds * fps))), int(round(HOLD_SECONDS * fps)),
+            int(round(MIN_JUMP_SECONDS * fps)))
 
 
 def _travelling_velocities(pose, root, indices, axis, dt):
@@ -168,7 +180,7 @@ def _travelling_velocities(pose, root, indices, axis, dt):
     return turned
 
 
-def library_features(clips, joints=None):
+def library_features(clips: list[Clip], joints: str | list | None = None) -> tuple[list[np.ndarray], list[str]]:
     """Pose features ``[(F_c, 6 J)]`` float32 of every clip, comparable with each other, and the joint names used.
 
     As :func:`..transition.features.stack_features`: character-space joint
@@ -254,7 +266,8 @@ class _Layout:
         return i[chosen], j[chosen], costs[chosen]
 
 
-def distance_statistics(left, right, layout, sample=SAMPLE_WINDOWS, seed=0, with_clips=False):
+def distance_statistics(left: np.ndarray, right: np.ndarray, layout: _Layout, sample: int = SAMPLE_WINDOWS, seed: int = 0,
+                        with_clips: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Windowed distances between random window pairs ``(P,)`` float64 (see the module's threshold rule).
 
     Windows are drawn uniformly from those wholly inside a clip (a fixed
@@ -279,7 +292,7 @@ def distance_statistics(left, right, layout, sample=SAMPLE_WINDOWS, seed=0, with
     return values, clip[rows], clip[cols]
 
 
-def clip_thresholds(values, clip_a, clip_b, count, percentile, floor):
+def clip_thresholds(values: np.ndarray, clip_a: np.ndarray, clip_b: np.ndarray, count: int, percentile: float, floor: float) -> np.ndarray:
     """Each clip's threshold ``(count,)``: ``percentile`` of the sampled distances with one window in it, at least ``floor``.
 
     A pair of windows of one clip counts once; a clip with no sampled
@@ -304,7 +317,7 @@ def _statistics(values, threshold, rule):
     }
 
 
-def strongly_connected(count, sources, targets):
+def strongly_connected(count: int, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Component label ``(count,)`` of each node of the directed graph ``sources[k] -> targets[k]`` (iterative Tarjan)."""
     order = np.argsort(sources, kind="stable")
     heads = np.searchsorted(sources[order], np.arange(count + 1))
@@ -501,8 +514,10 @@ def _json_lists(nodes, edges, kept, inside, firsts, blend):
     return graph_nodes, graph_edges
 
 
-def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, progress=None,
-                blend_seconds=BLEND_SECONDS, percentile=THRESHOLD_PERCENTILE, workers=scan.WORKERS, map_blocks=None, tolerance=1.0):
+def build_graph(clips: list[Clip], names: list[str], threshold: float | None = None, window_seconds: float | None = None,
+                joints: str | list | None = None, progress: Callable | None = None, blend_seconds: float = BLEND_SECONDS,
+                percentile: float = THRESHOLD_PERCENTILE, workers: int = scan.WORKERS, map_blocks: Callable | None = None,
+                tolerance: float = 1.0) -> MotionGraph:
     """The motion graph of a library of clips (one skeleton, one frame rate): see the module.
 
     names: one per clip, what the graph calls them. threshold: the largest
@@ -519,15 +534,9 @@ def build_graph(clips, names, threshold=None, window_seconds=None, joints=None, 
     that cannot make a graph.
     """
     started = time.perf_counter()
-    _check_library(clips, names)
-    if not (isinstance(tolerance, (int, float)) and np.isfinite(tolerance) and tolerance > 0):
-        raise GraphError(f"the tolerance must be a positive number, got {tolerance!r}")
+    _check_library(clips, names, tolerance)
     fps = float(clips[0].fps)
-    window = max(1, int(round((WINDOW_SECONDS if window_seconds is None else window_seconds) * fps)))
-    separation = max(1, int(round(SEPARATION_SECONDS * fps)))
-    blend = max(3, int(round(blend_seconds * fps)))
-    hold = int(round(HOLD_SECONDS * fps))
-    min_jump = int(round(MIN_JUMP_SECONDS * fps))
+    window, separation, blend, hold, min_jump = _frame_counts(fps, window_seconds, blend_seconds)
     layout = _Layout([clip.num_frames for clip in clips], np.zeros(len(clips), dtype=int), window, blend, hold, min_jump, fps)
     needed = _needed_frames(layout)
     if all(clip.num_frames < needed for clip in clips):

@@ -17,6 +17,7 @@ candidates the caller keeps, whatever the library's size.
 
 import functools
 import itertools
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -27,7 +28,7 @@ MERGE_EVERY = 1 << 16  # candidates gathered from blocks before the caller's rul
 WORKERS = 2  # threads, each on whole blocks: numpy's passes run on one core each, the product on BLAS's threads
 
 
-def padded_features(features, pad):
+def padded_features(features: list[np.ndarray], pad: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The clips' features ``[(F_c, K)]`` laid end to end with ``pad`` padding rows around each, as product operands.
 
     Returns (left ``(N, K + 2)``, right ``(N, K + 2)`` float32 whose row
@@ -89,7 +90,8 @@ def _sliding_min(flat, shift, size):
     return np.minimum(flat[:-rest * shift], flat[rest * shift:]) if rest else flat
 
 
-def scan_block(left, right, rows, cols, window, separation, threshold):
+def scan_block(left: np.ndarray, right: np.ndarray, rows: tuple[int, int], cols: tuple[int, int], window: int, separation: int,
+               threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Local minima under ``threshold`` of the windowed map over window starts ``rows = (r0, r1)`` x ``cols = (c0, c1)``.
 
     A local minimum is no higher than any entry within ``separation`` starts
@@ -122,19 +124,19 @@ def scan_block(left, right, rows, cols, window, separation, threshold):
     return i[inside] + r0, j[inside] + c0, np.maximum(centre[found[inside]], np.float32(0.0))
 
 
-def block_ranges(first, stop, block=BLOCK):
+def block_ranges(first: int, stop: int, block: int = BLOCK) -> list[tuple[int, int]]:
     """``[(start, stop)]`` of the blocks covering window starts ``first .. stop - 1``."""
     return [(start, min(start + block, stop)) for start in range(first, stop, block)]
 
 
-def scan_pair(shared, pair):
+def scan_pair(shared: tuple, pair: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One block's minima as the caller keeps them: ``keep(*scan_block(...))``; shared = (left, right, window, separation,
     threshold, keep), pair = (rows, cols). A module-level function of picklable arguments, so a cluster can run it."""
     left, right, window, separation, threshold, keep = shared
     return keep(*scan_block(left, right, *pair, window, separation, threshold))
 
 
-def threaded_map(function, shared, items, workers=WORKERS):
+def threaded_map(function: Callable, shared: tuple, items: Iterable, workers: int = WORKERS) -> Iterator:
     """``function(shared, item)`` for each item, in the items' order, on ``workers`` threads, a few in flight at a time (memory)."""
     items = iter(items)
     with ThreadPoolExecutor(max(1, workers)) as pool:
@@ -142,7 +144,9 @@ def threaded_map(function, shared, items, workers=WORKERS):
             yield from pool.map(functools.partial(function, shared), chunk)
 
 
-def scan(left, right, window, separation, threshold, keep, progress=None, block=BLOCK, workers=WORKERS, map_blocks=None):
+def scan(left: np.ndarray, right: np.ndarray, window: int, separation: int, threshold: float, keep: Callable,
+         progress: Callable | None = None, block: int = BLOCK, workers: int = WORKERS,
+         map_blocks: Callable | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every block on or above the diagonal of the library's windowed map: its local minima under ``threshold``.
 
     Window starts run over ``separation .. N - window - separation`` of the

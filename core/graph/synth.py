@@ -16,8 +16,9 @@ import math
 
 import numpy as np
 
-from ..compose.sequence import Composition, Junction, Piece, Segment, compose
+from ..compose.sequence import compose, Composition, Junction, Piece, Segment
 from ..errors import GraphError
+from ..motion.clip import Clip
 from ..transition.make import criteria_ratios
 from .build import MotionGraph, same_rate, strongly_connected
 
@@ -77,7 +78,7 @@ def _walk_on(graph, out, node, choice, remaining, following):
     return path
 
 
-def random_walk(graph, seconds, seed):
+def random_walk(graph: MotionGraph, seconds: float, seed: int) -> list[dict]:
     """A random path lasting ``seconds`` (within half the graph's blend): the same seed, the same path.
 
     It starts on a clip edge from a node drawn at random, then at each node
@@ -183,7 +184,7 @@ def _longest_stay(graph, path):
     return graph.clips[clip]["name"], played[clip]
 
 
-def path_via(graph, targets, seconds=None):
+def path_via(graph: MotionGraph, targets: list[str], seconds: float | None = None) -> list[dict]:
     """A path that plays the target clips in order, reaching each by the quickest path (see :func:`_shortest`).
 
     targets: clip names, or parts of names ("walk", "run", "bow": every clip
@@ -261,7 +262,7 @@ def _stays(graph, path):
     return stays, junctions
 
 
-def check_clips(graph, clips):
+def check_clips(graph: MotionGraph, clips: list[Clip]) -> None:
     """GraphError naming the first of ``clips`` (the graph's, in its order) that is not the clip the graph was built on:
     other frames, another frame rate, other bones (where the graph records them) or none of the joints it compared."""
     if len(clips) != len(graph.clips):
@@ -281,7 +282,7 @@ def check_clips(graph, clips):
                              f"{' ...' if len(differ) > 4 else ''} differ): build the graph again")
 
 
-def render(graph, clips, path, method="AUTO", length=None):
+def render(graph: MotionGraph, clips: list[Clip], path: list[dict], method: str = "AUTO", length: float | None = None) -> Composition:
     """The path played as one continuous clip: a :class:`..compose.sequence.Composition`.
 
     clips: the graph's clips, in its order. Each stay in a clip is a piece,
@@ -316,7 +317,7 @@ def render(graph, clips, path, method="AUTO", length=None):
     return compose(pieces, junctions)
 
 
-def without_edges(graph, dropped):
+def without_edges(graph: MotionGraph, dropped: set[int]) -> MotionGraph:
     """The graph without the edges whose indices are in ``dropped``, pruned again to its largest strongly connected part."""
     edges = [edge for index, edge in enumerate(graph.edges) if index not in dropped]
     sources = np.array([edge["from"] for edge in edges], dtype=int)
@@ -330,7 +331,8 @@ def without_edges(graph, dropped):
     return MotionGraph(graph.clips, nodes, edges, graph.stats, graph.settings)
 
 
-def synthesize(graph, clips, seconds, seed=0, via=(), method="AUTO", length=None, attempts=ATTEMPTS):
+def synthesize(graph: MotionGraph, clips: list[Clip], seconds: float, seed: int = 0, via: tuple | list = (), method: str = "AUTO",
+               length: float | None = None, attempts: int = ATTEMPTS) -> Composition:
     """``seconds`` of new motion from the graph: a random walk (``seed``), or a path through the clips ``via`` names (no seed:
     see :func:`path_via`), rendered.
 

@@ -8,17 +8,23 @@ imported mocap), angles radians, frames 0-based indices into each clip.
 
 import numpy as np
 
-from .. import kinematics, quat, root as root_motion
 from ..errors import TransitionError
+from ..motion import kinematics, quat, root as root_motion
+from ..motion.clip import Clip
+
+#: What messages call the two clips of a transition, (A, B), unless the caller names them (a file, a piece).
+CLIP_LABELS = ("clip A", "clip B")
 
 
-def check_rates(clip_a, clip_b):
-    """TransitionError unless both clips play at one frame rate (to a glTF's single-precision key times)."""
+def check_rates(clip_a: Clip, clip_b: Clip, labels: tuple[str, str] = CLIP_LABELS) -> None:
+    """TransitionError unless both clips play at one frame rate (to a glTF's single-precision key times); ``labels``: what the
+    message calls A and B."""
     if abs(clip_a.fps - clip_b.fps) > 1e-4 * clip_a.fps:
-        raise TransitionError(f"clip A plays at {clip_a.fps:.4g} fps and clip B at {clip_b.fps:.4g}: resample one to match the other first")
+        raise TransitionError(f"{labels[0]} plays at {clip_a.fps:.4g} fps and {labels[1]} at {clip_b.fps:.4g}: "
+                              "resample one to match the other first")
 
 
-def on_skeleton(clip_b, clip_a):
+def on_skeleton(clip_b: Clip, clip_a: Clip, labels: tuple[str, str] = CLIP_LABELS) -> Clip:
     """``clip_b``'s motion on ``clip_a``'s skeleton, bones matched by name.
 
     Both clips must share the frame rate and have every bone of A that moves;
@@ -28,14 +34,14 @@ def on_skeleton(clip_b, clip_a):
     whose start is kept in the pelvis's rest offset): each matched joint keeps
     its armature-space turn away from its rest as B has it, and every joint
     whose location A animates stands where B puts it, so on skeletons of one
-    size every joint lands where it is in B.
+    size every joint lands where it is in B. labels: what messages call A and B.
     """
-    check_rates(clip_a, clip_b)
+    check_rates(clip_a, clip_b, labels)
     missing = [name for name in clip_a.bone_names if name not in clip_b.bone_names]
     # A's bones that B lacks but that never move in A (an importer's end bones, a still object) keep A's pose.
     moving = [name for name in missing if not still(clip_a, clip_a.bone_index(name))]
     if moving:
-        raise TransitionError(f"clip B has no bone named {', '.join(repr(name) for name in moving[:5])} (bones are matched by name)")
+        raise TransitionError(f"{labels[1]} has no bone named {', '.join(repr(name) for name in moving[:5])} (bones are matched by name)")
     if (clip_b.bone_names == clip_a.bone_names and np.array_equal(clip_b.parents, clip_a.parents)
             and np.array_equal(clip_b.rest, clip_a.rest)):  # one skeleton (two actions of one armature): B's channels as they are
         return clip_a.with_channels(frames=clip_b.frames.copy(), location=clip_b.location.copy(), rotation=clip_b.rotation.copy(),
@@ -139,12 +145,12 @@ def _has_ancestor(parents, bone, mask):
     return False
 
 
-def still(clip, bone):
+def still(clip: Clip, bone: int) -> bool:
     """True when ``bone``'s channels never change over ``clip``."""
     return all(np.ptp(channel[:, bone], axis=0).max() < 1e-4 for channel in (clip.location, clip.rotation, clip.scale))  # baked keys wobble
 
 
-def travel_root(clip_a, clip_b):
+def travel_root(clip_a: Clip, clip_b: Clip) -> int:
     """The bone (index, both clips on one skeleton) whose location carries the travel.
 
     The root that travels in B, else in A (a standing clip next to a walk),
@@ -161,13 +167,13 @@ def travel_root(clip_a, clip_b):
     return int(np.argmax(travel))
 
 
-def check_frame(clip, frame, name):
-    """Raise TransitionError unless ``frame`` is a 0-based frame index of ``clip``."""
+def check_frame(clip: Clip, frame: int, label: str) -> None:
+    """Raise TransitionError unless ``frame`` is a 0-based frame index of ``clip`` (``label``: what the message calls it)."""
     if not (0 <= frame < clip.num_frames) or int(frame) != frame:
-        raise TransitionError(f"frame {frame} is not a frame index of clip {name} (0 to {clip.num_frames - 1})")
+        raise TransitionError(f"frame {frame} is not a frame index of {label} (0 to {clip.num_frames - 1})")
 
 
-def floor_frames(poses):
+def floor_frames(poses: tuple | list) -> tuple[np.ndarray, np.ndarray]:
     """Horizontal positions ``(n, 2)`` and headings ``(n,)`` of roots at (clip, frame index, root bone) triples.
 
     Headings are measured on one axis of the root (see
@@ -180,14 +186,14 @@ def floor_frames(poses):
     return np.array([pose[frame, :2, 3] for pose, (_, frame, _) in zip(roots, poses)]), heading
 
 
-def rigidly_moved(clip, root, motion):
+def rigidly_moved(clip: Clip, root: int, motion: np.ndarray) -> Clip:
     """``clip`` with its root moved by the rigid ``(4, 4)`` armature-space ``motion`` at every frame."""
     global_root, _ = root_motion.root_frames(clip, root)
     moved = motion @ global_root
     return root_motion.with_root_global(clip, root, moved[:, :3, 3], quat.from_matrix(moved[:, :3, :3]))
 
 
-def floor_motion(turn, source, target):
+def floor_motion(turn: float, source: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Rigid ``(4, 4)``: a turn of ``turn`` radians about Z, then the floor shift taking ``source (2,)`` to ``target (2,)``."""
     c, s = np.cos(turn), np.sin(turn)
     motion = np.eye(4)
@@ -196,12 +202,12 @@ def floor_motion(turn, source, target):
     return motion
 
 
-def shortest_turn(angle):
+def shortest_turn(angle: float | np.ndarray) -> np.ndarray:
     """``angle`` radians wrapped to [-pi, pi): the shortest signed turn."""
     return (np.asarray(angle) + np.pi) % (2.0 * np.pi) - np.pi
 
 
-def align(clip_b, frame_b, clip_a, frame_a, root_a=None, root_b=None):
+def align(clip_b: Clip, frame_b: int, clip_a: Clip, frame_a: int, root_a: int | None = None, root_b: int | None = None) -> Clip:
     """Clip B moved so that its character frame at ``frame_b`` is A's at ``frame_a``.
 
     frame_a, frame_b: 0-based frame indices. root_a, root_b: the travelling
@@ -211,8 +217,8 @@ def align(clip_b, frame_b, clip_a, frame_a, root_a=None, root_b=None):
     shifted on the floor; its height and tilt, and every other bone, stay.
     Returns B on its own skeleton, every frame moved by the same rigid motion.
     """
-    check_frame(clip_a, frame_a, "A")
-    check_frame(clip_b, frame_b, "B")
+    check_frame(clip_a, frame_a, CLIP_LABELS[0])
+    check_frame(clip_b, frame_b, CLIP_LABELS[1])
     if root_a is not None:
         name = clip_a.bone_names[root_a]
     elif root_b is not None:

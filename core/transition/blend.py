@@ -6,14 +6,14 @@ unit (metres for imported mocap), angles radians. Two blends:
 - INERTIALIZE switches to B at once and decays the offset between them (A's
   pose and velocity minus B's at the switch; rotations as rotation vectors
   applied on the left) to zero over the blend with the looping seed's cubic.
-  Across the switch the discrete seam mismatch (:func:`..stitch.seam_mismatch`)
+  Across the switch the discrete seam mismatch (:func:`..cycles.seam_mismatch`)
   is B's own: position and velocity stay continuous.
 - CROSSFADE slerps local rotations and lerps locations from A, played on past
   its frame, to B under a weight curve, optionally along time-warped pairs.
 
 The travelling root's floor position is never blended: its displacement per
 frame in character space and its heading rate are blended and integrated
-from A's character frame at the switch (seed 004), while its height and tilt
+from A's character frame at the switch, while its height and tilt
 blend like any channel. B after the blend is aligned to where that leaves
 the character. Feet planted in A before the switch and in B after it are
 then kept planted with :func:`..footlock.lock_feet`.
@@ -23,14 +23,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import contacts, footlock, quat, root as root_motion, sampling, stitch
-from ..clip import Clip
 from ..errors import TransitionError
-from .align import align, check_frame, on_skeleton, travel_root
+from ..loop import stitch
+from ..motion import contacts, cycles, footlock, quat, root as root_motion, sampling
+from ..motion.clip import Clip
+from .align import align, check_frame, CLIP_LABELS, on_skeleton, travel_root
 
 METHODS = ("INERTIALIZE", "CROSSFADE")
 CURVES = ("smooth", "linear", "exponential")
-EXPONENTIAL_RATE = 3.0  # seed 004 chose its exponential by eye; at this rate B reaches half weight at 79% of the blend
+EXPONENTIAL_RATE = 3.0  # the exponential curve's rate: B reaches half weight at 79% of the blend
 CHANGED = 1e-6  # quaternion components moved by less than this count as unchanged (the foot lock's IK rounds to ~1e-8)
 _UP = np.array([0.0, 0.0, 1.0])
 
@@ -57,11 +58,11 @@ class TransitionResult:
     method: str
 
 
-def blend_weights(count, curve):
+def blend_weights(count: int, curve: str) -> np.ndarray:
     """B's weight ``(count,)`` at each frame of a crossfade: 0 on the first, 1 on the last.
 
     smooth: ``3u^2 - 2u^3`` (one minus the cubic); linear: ``u``; exponential:
-    growing like seed 004's, ``(e^(r u) - 1) / (e^r - 1)``.
+    ``(e^(r u) - 1) / (e^r - 1)``, r = :data:`EXPONENTIAL_RATE`.
     """
     u = np.linspace(0.0, 1.0, count)
     if curve == "linear":
@@ -71,7 +72,7 @@ def blend_weights(count, curve):
     return np.expm1(EXPONENTIAL_RATE * u) / np.expm1(EXPONENTIAL_RATE)
 
 
-def decaying_offsets(before, count):
+def decaying_offsets(before: np.ndarray, count: int) -> np.ndarray:
     """Offsets ``(count, ...)`` that continue ``before`` smoothly and reach zero on the last.
 
     before ``(3, ...)``: the offset signal's last three samples up to the
@@ -83,8 +84,8 @@ def decaying_offsets(before, count):
     trailing = (1,) * (before.ndim - 1)
     position, velocity = stitch.cubic_position(u).reshape((count,) + trailing), stitch.cubic_velocity(u)
     # seam_mismatch reads the samples after the seam first, those before it last.
-    mismatch = stitch.seam_mismatch(np.concatenate([before[-1] * position[:3], before]))
-    beta = -mismatch / stitch.seam_mismatch(np.concatenate([velocity[:3], np.zeros(3)]))
+    mismatch = cycles.seam_mismatch(np.concatenate([before[-1] * position[:3], before]))
+    beta = -mismatch / cycles.seam_mismatch(np.concatenate([velocity[:3], np.zeros(3)]))
     return before[-1] * position + beta * velocity.reshape((count,) + trailing)
 
 
@@ -99,19 +100,21 @@ def _inertialized_rotations(a_before, b_before, b_after):
     return quat.multiply(quat.from_rotation_vector(decaying_offsets(before, len(b_after))), b_after)
 
 
-def _frame_pairs(clip_a, frame_a, clip_b, frame_b, count, method, pairs):
-    """(A indices, B indices), each ``(count,)``: the frames the blend runs over. TransitionError if a clip is too short."""
+def _frame_pairs(clip_a, frame_a, clip_b, frame_b, count, method, pairs, labels):
+    """(A indices, B indices), each ``(count,)``: the frames the blend runs over. TransitionError (calling the clips ``labels``)
+    if a clip is too short."""
     if method == "INERTIALIZE":
         if pairs is not None:
             raise TransitionError("time-warped pairs are for CROSSFADE: INERTIALIZE switches at one pair of frames")
-        for frame, name in ((frame_a, "A"), (frame_b, "B")):
+        for frame, label in zip((frame_a, frame_b), labels):
             if frame < 3:
-                raise TransitionError(f"INERTIALIZE needs three frames of clip {name} before its transition frame {frame}")
+                raise TransitionError(f"INERTIALIZE needs three frames of {label} before its transition frame {frame}")
     if pairs is None:  # checked before any array of the blend's length is made: a blend far too long costs nothing
-        for frame, clip, name, used in ((frame_a, clip_a, "A", 1 if method == "INERTIALIZE" else count), (frame_b, clip_b, "B", count)):
+        for frame, clip, label, used in ((frame_a, clip_a, labels[0], 1 if method == "INERTIALIZE" else count),
+                                         (frame_b, clip_b, labels[1], count)):
             left = clip.num_frames - frame
             if used > left:
-                raise TransitionError(f"clip {name} ends {used - left} frames before the blend does: {left} of its {clip.num_frames} frames "
+                raise TransitionError(f"{label} ends {used - left} frames before the blend does: {left} of its {clip.num_frames} frames "
                                       f"are from the transition frame on and the blend needs {used}; transition earlier or blend shorter")
     if method == "INERTIALIZE":
         index_a = np.full(count, frame_a)  # A stops at the switch
@@ -193,8 +196,9 @@ def _planted(result, reference, blended):
     return result.with_channels(rotation=np.where(kept[:, None, None], rotation, result.rotation)), kept
 
 
-def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", curve="smooth", pairs=None, lock_feet=True,
-               align_b=True):
+def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: float, method: str = "INERTIALIZE", curve: str = "smooth",
+               pairs: np.ndarray | None = None, lock_feet: bool = True, align_b: bool = True,
+               labels: tuple[str, str] = CLIP_LABELS) -> TransitionResult:
     """Clip A up to ``frame_a``, a blend of ``length`` seconds, then clip B aligned to continue it.
 
     frame_a, frame_b: 0-based frame indices where the transition starts in
@@ -208,19 +212,19 @@ def transition(clip_a, frame_a, clip_b, frame_b, length, method="INERTIALIZE", c
     align_b: False blends B where it stands (placed by the user): the root
     blends like any channel and B after the blend is B unmoved.
     Bones are matched by name; the result is on A's skeleton. TransitionError for
-    frames, lengths or pairs that do not fit the clips.
+    frames, lengths or pairs that do not fit the clips, calling them ``labels`` (A's, B's).
     """
     if method not in METHODS:
         raise TransitionError(f"unknown transition method '{method}' (one of {', '.join(METHODS)})")
     if curve not in CURVES:
         raise TransitionError(f"unknown blend curve '{curve}' (one of {', '.join(CURVES)})")
-    check_frame(clip_a, frame_a, "A")
-    check_frame(clip_b, frame_b, "B")
+    check_frame(clip_a, frame_a, labels[0])
+    check_frame(clip_b, frame_b, labels[1])
     span = int(round(length * clip_a.fps)) if np.isfinite(length) else 0
     if span < 3:
         raise TransitionError(f"a blend of {length:g} s is under three frames at {clip_a.fps:g} fps")
-    b = on_skeleton(clip_b, clip_a)
-    index_a, index_b = _frame_pairs(clip_a, frame_a, b, frame_b, span + 1, method, pairs)
+    b = on_skeleton(clip_b, clip_a, labels)
+    index_a, index_b = _frame_pairs(clip_a, frame_a, b, frame_b, span + 1, method, pairs, labels)
     last_b = int(round(index_b[-1]))
     root = travel_root(clip_a, b)
     tracks, axis = root_motion.root_tracks((clip_a, b), root)

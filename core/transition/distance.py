@@ -73,7 +73,7 @@ def _diagonal_sums(d, window):
     return total
 
 
-def distance_map(fa, fb, window=1, block=BLOCK):
+def distance_map(fa: np.ndarray, fb: np.ndarray, window: int = 1, block: int = BLOCK) -> np.ndarray:
     """Windowed squared feature distances ``(Fa - window + 1, Fb - window + 1)`` float32.
 
     fa ``(Fa, K)``, fb ``(Fb, K)``: pose features; window: frames summed
@@ -107,7 +107,8 @@ def _sliding_min(x, size):
     return np.minimum(x[:-rest], x[rest:]) if rest else x
 
 
-def best_pairs(fa, fb, count=8, window=1, separation=1, block=BLOCK):
+def best_pairs(fa: np.ndarray, fb: np.ndarray, count: int = 8, window: int = 1, separation: int = 1,
+               block: int = BLOCK) -> tuple[np.ndarray, np.ndarray]:
     """The ``count`` lowest local minima of the windowed distance map, computed block by block.
 
     A local minimum is no higher than any entry within ``separation`` frames

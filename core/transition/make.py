@@ -4,7 +4,7 @@ Frame numbers are the clips' own (``clip.frames`` values), windows 0-based
 indices into the result, lengths seconds. With the point, method or length
 left to choose, a few of each are tried (each blend costs a few hundredths
 of a second on clips of a few hundred frames) and the one whose metrics are
-furthest inside the issue's criteria is kept: visibility <= 1.2, no root
+furthest inside the criteria (:func:`criteria_ratios`) is kept: visibility <= 1.2, no root
 speed jump or turn beyond the clips' own, toe skating <= 1.5 times theirs.
 """
 
@@ -13,12 +13,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .. import grounding, kinematics
-from ..clip import Clip
 from ..errors import TransitionError
-from . import blend, distance, measure, points, timewarp
-from .align import on_skeleton
-from .measure import TransitionMetrics
+from ..measure import grounding, transition as measure
+from ..measure.transition import TransitionMetrics
+from ..motion import kinematics
+from ..motion.clip import Clip
+from . import blend, distance, points, timewarp
+from .align import CLIP_LABELS, on_skeleton
 
 METHODS = ("AUTO",) + blend.METHODS
 LENGTHS = (0.3, 0.5, 0.7, 1.0)  # seconds tried when the length is chosen, each measured: the best is kept
@@ -63,7 +64,7 @@ class Transition:
     path: np.ndarray
 
 
-def criteria_ratios(metrics):
+def criteria_ratios(metrics: TransitionMetrics) -> np.ndarray:
     """Each criterion's metric over its limit ``(5,)``: visibility, root speed jump, heading rate, skating, the body off
     its clips' floor or height; <= 1 passes."""
     return np.array([metrics.visibility / MAX_VISIBILITY,
@@ -73,7 +74,7 @@ def criteria_ratios(metrics):
                      max(metrics.floor_offset, metrics.pelvis_offset) / grounding.TOLERANCE])
 
 
-def shows(metrics):
+def shows(metrics: TransitionMetrics) -> bool:
     """True when a transition is more visible than the clips' own motion (:data:`SEEN_VISIBILITY`) or fails any other
     criterion of :func:`criteria_ratios` (the body off its clips' floor included)."""
     return bool(metrics.visibility > SEEN_VISIBILITY or criteria_ratios(metrics).max() > 1.0)
@@ -102,31 +103,33 @@ def _thinned(region_map):
     return np.minimum.reduceat(np.minimum.reduceat(region_map, starts[0], axis=0), starts[1], axis=1).astype(np.float32)
 
 
-def _given_point(clip_a, clip_b, at):
-    """0-based (A index, B index) of ``at = (frame_a, frame_b)`` frame numbers; TransitionError if it is not one."""
+def _given_point(clip_a, clip_b, at, labels):
+    """0-based (A index, B index) of ``at = (frame_a, frame_b)`` frame numbers; TransitionError (calling the clips ``labels``)
+    if it is not one."""
     try:
         frame_a, frame_b = at
     except (TypeError, ValueError):
         frame_a = frame_b = None
     if not all(isinstance(frame, numbers.Real) for frame in (frame_a, frame_b)):
         raise TransitionError(f"the transition point must be 'auto' or (frame in A, frame in B), got {at!r}")
-    for frame, clip, name in ((frame_a, clip_a, "A"), (frame_b, clip_b, "B")):
+    for frame, clip, label in zip((frame_a, frame_b), (clip_a, clip_b), labels):
         if not clip.frames[0] <= frame <= clip.frames[-1] or int(frame) != frame:
-            raise TransitionError(f"frame {frame:g} is not a frame of clip {name} (frames {clip.frames[0]:g} to {clip.frames[-1]:g})")
+            raise TransitionError(f"frame {frame:g} is not a frame of {label} (frames {clip.frames[0]:g} to {clip.frames[-1]:g})")
     return int(frame_a - clip_a.frames[0]), int(frame_b - clip_b.frames[0])
 
 
-def _check_long_enough(clip_a, clip_b, method, length):
-    """TransitionError naming the clip too short to hold a blend of ``length`` seconds (None: the shortest of :data:`LENGTHS`).
+def _check_long_enough(clip_a, clip_b, method, length, labels):
+    """TransitionError naming (by ``labels``) the clip too short to hold a blend of ``length`` seconds (None: the shortest of
+    :data:`LENGTHS`).
 
     Checked before any work: B plays the whole blend, and A too in a CROSSFADE.
     """
     seconds = min(LENGTHS) if length is None else length
     needed = int(round(seconds * clip_a.fps)) + 1
     what = f"a blend of {seconds:g} s" if length is not None else f"the shortest blend tried ({seconds:g} s)"
-    for clip, name in ((clip_a, "A"), (clip_b, "B")):
-        if clip.num_frames < needed and (name == "B" or method == "CROSSFADE"):
-            raise TransitionError(f"clip {name} has {clip.num_frames} frames, fewer than the {needed} that {what} needs at {clip_a.fps:g} fps")
+    for clip, label, plays_whole_blend in ((clip_a, labels[0], method == "CROSSFADE"), (clip_b, labels[1], True)):
+        if clip.num_frames < needed and plays_whole_blend:
+            raise TransitionError(f"{label} has {clip.num_frames} frames, fewer than the {needed} that {what} needs at {clip_a.fps:g} fps")
 
 
 def _around(index, count, window, reach):
@@ -140,8 +143,9 @@ def _context(clip, starts, span):
     return max(min(starts) - context, 0), min(max(starts) + span + context + 1, clip.num_frames)
 
 
-def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timewarp=True, align=True,
-                    joints=None, weights="length", lock_feet=True, reach=points.REACH_SECONDS):
+def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method: str = "AUTO", length: float | None = None,
+                    timewarp: bool = True, align: bool = True, joints: str | list | None = None, weights: str | np.ndarray = "length",
+                    lock_feet: bool = True, reach: float = points.REACH_SECONDS, labels: tuple[str, str] = CLIP_LABELS) -> Transition:
     """Clip A handing over to clip B: the best blend found, and how it was found (see :class:`Transition`).
 
     at: "auto" (the best :func:`.points.transition_candidates` at A's end and
@@ -152,26 +156,28 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
     the user). joints, weights: the pose features compared (see
     :func:`.points.matching_features`). lock_feet: keep planted feet planted.
     reach: seconds of A's end and B's start an automatic point is searched in.
-    TransitionError (one line) when no blend fits the clips.
+    TransitionError (one line) when no blend fits the clips; its message calls
+    them ``labels`` (A's, B's: the files or pieces they are, say).
     """
     if method not in METHODS:
         raise TransitionError(f"unknown transition method '{method}' (one of {', '.join(METHODS)})")
     if length is not None and not (isinstance(length, numbers.Real) and np.isfinite(length) and length > 0):
         raise TransitionError(f"the blend length must be a positive number of seconds or None (chosen), got {length!r}")
     given = clip_a, clip_b  # the floor and heights the result must keep
-    clip_b = on_skeleton(clip_b, clip_a)  # B on A's bones and rest: one clear error before any work, then one skeleton throughout
-    _check_long_enough(clip_a, clip_b, method, length)
+    clip_b = on_skeleton(clip_b, clip_a, labels)  # B on A's bones and rest: one clear error before any work, then one skeleton throughout
+    _check_long_enough(clip_a, clip_b, method, length, labels)
     poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
-    fa, fb = points.matching_features(clip_a, clip_b, joints, poses, weights)
+    fa, fb = points.matching_features(clip_a, clip_b, joints, poses, weights, labels)
     window = max(1, min(int(round(points.WINDOW_SECONDS * clip_a.fps)), len(fa), len(fb)))
     if isinstance(at, str) and at == "auto":
-        candidates = points.transition_candidates(clip_a, clip_b, "end_start", joints=joints, weights=weights, poses=poses, reach_seconds=reach)
+        candidates = points.transition_candidates(clip_a, clip_b, "end_start", joints=joints, weights=weights, poses=poses, reach_seconds=reach,
+                                                  labels=labels)
         if not candidates:
-            raise TransitionError("no transition point found between the end of clip A and the start of clip B")
+            raise TransitionError(f"no transition point found between the end of {labels[0]} and the start of {labels[1]}")
         starts = [(c.frame_a - int(clip_a.frames[0]), c.frame_b - int(clip_b.frames[0])) for c in candidates[:CANDIDATES_TRIED]]
-        (a0, a1), (b0, b1) = points.window_regions(clip_a, clip_b, "end_start", window, reach)
+        (a0, a1), (b0, b1) = points.window_regions(clip_a, clip_b, "end_start", window, reach, labels)
     else:
-        candidates, starts = [], [_given_point(clip_a, clip_b, at)]
+        candidates, starts = [], [_given_point(clip_a, clip_b, at, labels)]
         around = int(round(points.REACH_SECONDS * clip_a.fps))  # the picture's extent around a given point
         (a0, a1), (b0, b1) = (_around(index, len(f), window, around) for index, f in zip(starts[0], (fa, fb)))
 
@@ -191,7 +197,7 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
                     pairs = _warped_pairs(fa, fb, index_a, index_b, span)
                 try:
                     result = blend.transition(near[0], index_a - offset_a, near[1], index_b - offset_b, seconds, chosen, lock_feet=lock_feet,
-                                              pairs=None if pairs is None else pairs - (offset_a, offset_b), align_b=align)
+                                              pairs=None if pairs is None else pairs - (offset_a, offset_b), align_b=align, labels=labels)
                 except TransitionError as error:  # this length or method does not fit here: the next may
                     failure = error
                     continue
@@ -204,7 +210,8 @@ def make_transition(clip_a, clip_b, at="auto", method="AUTO", length=None, timew
         raise failure
     _, metrics, result, (index_a, index_b, seconds, chosen, pairs) = best
     if (stop_a - offset_a, stop_b - offset_b) != (clip_a.num_frames, clip_b.num_frames):  # searched on parts: make it on the whole clips
-        result = blend.transition(clip_a, index_a, clip_b, index_b, seconds, chosen, pairs=pairs, lock_feet=lock_feet, align_b=align)
+        result = blend.transition(clip_a, index_a, clip_b, index_b, seconds, chosen, pairs=pairs, lock_feet=lock_feet, align_b=align,
+                                  labels=labels)
         metrics = measure.transition_metrics(result, clip_a, clip_b, made_from=given)
     else:
         body = grounding.of_clip(result.clip, None, given)

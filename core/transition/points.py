@@ -3,8 +3,8 @@
 A candidate (i, j) blends A's frames i .. i + window - 1 with B's frames
 j .. j + window - 1; its cost is their windowed feature distance (see
 :mod:`.distance`) plus, when contacts count, a penalty for every frame of
-the window whose planted feet differ (seed 003: blend only motions whose
-foot contacts match). The penalty per foot and frame is the mean distance
+the window whose planted feet differ (motions blend cleanly only where
+their foot contacts match). The penalty per foot and frame is the mean distance
 between the two clips' frames, so a pair whose stance differs costs as much
 as a random one: matching pairs win wherever the region has them.
 """
@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import contacts as foot_contacts, kinematics, quat, root as root_motion
 from ..errors import TransitionError
-from ..footlock import leg_chains
-from ..metrics import descendants
-from . import align, distance, features
+from ..motion import contacts as foot_contacts, features, kinematics, quat, root as root_motion
+from ..motion.clip import Clip
+from ..motion.footlock import leg_chains
+from ..motion.kinematics import descendants
+from . import align, distance
 
 WINDOW_SECONDS = 0.3  # seconds of both clips a candidate's distance sums over
 SEPARATION_SECONDS = 0.2  # candidates are local minima this far apart at least
@@ -44,28 +45,29 @@ def _planted_feet(clip, pose, ankles):
     return planted
 
 
-def _index_range(clip, first, last, window, which):
-    """Frame indices [first, last] of the window starts, checked against the clip."""
+def _index_range(clip, first, last, window, label):
+    """Frame indices [first, last] of the window starts, checked against the clip (``label``: what the message calls it)."""
     frames = clip.frames
     latest = frames[-1] - (window - 1)
     if not (frames[0] <= first <= last <= latest):
-        raise TransitionError(f"clip {which}: window starts {first:g}-{last:g} must lie within frames {frames[0]:g}-{latest:g} "
+        raise TransitionError(f"{label}: window starts {first:g}-{last:g} must lie within frames {frames[0]:g}-{latest:g} "
                         f"(the clip's frames less the {window}-frame matching window), first before last")
     return int(first - frames[0]), int(last - frames[0])
 
 
-def window_regions(clip_a, clip_b, region, window, reach=REACH_SECONDS):
+def window_regions(clip_a: Clip, clip_b: Clip, region: str | tuple, window: int, reach: float = REACH_SECONDS,
+                   labels: tuple[str, str] = align.CLIP_LABELS) -> tuple[tuple[int, int], tuple[int, int]]:
     """Index ranges ((a0, a1), (b0, b1)) where ``window``-frame windows may start, inclusive, from a region (see transition_candidates).
 
-    reach: seconds of each clip that "end_start" searches.
+    reach: seconds of each clip that "end_start" searches. labels: what messages call A and B.
     """
     if isinstance(region, str):
         if region not in REGIONS:
             raise TransitionError(f"unknown transition region '{region}': use one of {', '.join(REGIONS)} or ((a0, a1), (b0, b1)) frames")
         a_last, b_last = clip_a.num_frames - window, clip_b.num_frames - window
-        for clip, name in ((clip_a, "A"), (clip_b, "B")):
+        for clip, label in zip((clip_a, clip_b), labels):
             if clip.num_frames < window:
-                raise TransitionError(f"clip {name} has {clip.num_frames} frames, fewer than the {window} that the search for a "
+                raise TransitionError(f"{label} has {clip.num_frames} frames, fewer than the {window} that the search for a "
                                       "transition point compares at once (the matching window)")
         if region == "anywhere":
             return (0, a_last), (0, b_last)
@@ -75,7 +77,7 @@ def window_regions(clip_a, clip_b, region, window, reach=REACH_SECONDS):
         (a0, a1), (b0, b1) = region
     except (TypeError, ValueError):
         raise TransitionError(f"a transition region must be 'end_start', 'anywhere' or ((a0, a1), (b0, b1)) frames, got {region!r}") from None
-    return _index_range(clip_a, a0, a1, window, "A"), _index_range(clip_b, b0, b1, window, "B")
+    return _index_range(clip_a, a0, a1, window, labels[0]), _index_range(clip_b, b0, b1, window, labels[1])
 
 
 def _mean_distance(fa, fb):
@@ -85,7 +87,8 @@ def _mean_distance(fa, fb):
     return float(spread + ((mean_a - mean_b) ** 2).sum())
 
 
-def matching_features(clip_a, clip_b, joints=None, poses=None, weights="length"):
+def matching_features(clip_a: Clip, clip_b: Clip, joints: str | list | None = None, poses: list | None = None,
+                      weights: str | np.ndarray = "length", labels: tuple[str, str] = align.CLIP_LABELS) -> tuple[np.ndarray, np.ndarray]:
     """Pose features (fa ``(Fa, K)``, fb ``(Fb, K)``) float32 of two clips, comparable with each other.
 
     joints: see :func:`.features.joint_indices`, chosen on A and found by
@@ -93,7 +96,7 @@ def matching_features(clip_a, clip_b, joints=None, poses=None, weights="length")
     keeps the joints both have), weighted alike: weights is
     "length" (A's bone lengths), "uniform" or one weight per joint; both
     clips' headings measured on one axis of their roots. poses: the clips'
-    float32 armature-space matrices, when already computed.
+    float32 armature-space matrices, when already computed. labels: what messages call A and B.
     """
     if poses is None:
         poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
@@ -104,7 +107,7 @@ def matching_features(clip_a, clip_b, joints=None, poses=None, weights="length")
         names = [name for name in names if name in clip_b.bone_names or not align.still(clip_a, clip_a.bone_index(name))]
     missing = [name for name in names if name not in clip_b.bone_names]
     if missing:
-        raise TransitionError(f"clip B has no bone named {', '.join(repr(name) for name in missing[:5])} (bones are matched by name)")
+        raise TransitionError(f"{labels[1]} has no bone named {', '.join(repr(name) for name in missing[:5])} (bones are matched by name)")
     if isinstance(weights, str) and weights == "length":
         weights = features.bone_weights(clip_a)[[clip_a.bone_index(name) for name in names]]  # A's lengths for both, so they weigh alike
     # One heading axis for both, or their character frames could differ by a constant turn.
@@ -113,8 +116,11 @@ def matching_features(clip_a, clip_b, joints=None, poses=None, weights="length")
                  for clip, pose, root in zip((clip_a, clip_b), poses, roots))
 
 
-def transition_candidates(clip_a, clip_b, region="end_start", window_seconds=WINDOW_SECONDS, limit=8, contacts=True,
-                          joints=None, separation_seconds=SEPARATION_SECONDS, reach_seconds=REACH_SECONDS, weights="length", poses=None):
+def transition_candidates(clip_a: Clip, clip_b: Clip, region: str | tuple = "end_start", window_seconds: float = WINDOW_SECONDS,
+                          limit: int = 8, contacts: bool = True, joints: str | list | None = None,
+                          separation_seconds: float = SEPARATION_SECONDS, reach_seconds: float = REACH_SECONDS,
+                          weights: str | np.ndarray = "length", poses: list | None = None,
+                          labels: tuple[str, str] = align.CLIP_LABELS) -> list[Candidate]:
     """Where ``clip_a`` can hand over to ``clip_b``: up to ``limit`` candidates, lowest cost first.
 
     region: "end_start" (A's windows starting in its last ``reach_seconds``,
@@ -125,16 +131,16 @@ def transition_candidates(clip_a, clip_b, region="end_start", window_seconds=WIN
     :func:`matching_features`, as are weights and poses (the clips' float32
     armature-space matrices, when already computed). Candidates are local minima at least
     ``separation_seconds`` apart. TransitionError names what does not fit (frame
-    rates, missing bones, a region outside a clip).
+    rates, missing bones, a region outside a clip), calling the clips ``labels`` (A's, B's).
     """
-    align.check_rates(clip_a, clip_b)
+    align.check_rates(clip_a, clip_b, labels)
     window = max(1, int(round(window_seconds * clip_a.fps)))
     separation = max(1, int(round(separation_seconds * clip_a.fps)))
-    (a0, a1), (b0, b1) = window_regions(clip_a, clip_b, region, window, reach_seconds)
+    (a0, a1), (b0, b1) = window_regions(clip_a, clip_b, region, window, reach_seconds, labels)
 
     if poses is None:
         poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
-    fa, fb = matching_features(clip_a, clip_b, joints, poses, weights)
+    fa, fb = matching_features(clip_a, clip_b, joints, poses, weights, labels)
     fa, fb = fa[a0:a1 + window], fb[b0:b1 + window]
 
     ankles = [clip_a.bone_names[ankle] for *_, ankle in leg_chains(clip_a)]

@@ -18,7 +18,7 @@ CHUNK = 600  # frames of clip A warped at a time: a few MB of distance map, what
 ENDS = ("A", "B", "EITHER")
 
 
-def time_warp(distances, slope=SLOPE):
+def time_warp(distances: np.ndarray, slope: int = SLOPE) -> np.ndarray:
     """Aligned frame pairs ``(P, 2)`` int (i in A, j in B) of the cheapest path through ``distances (n, m)``.
 
     The path's cost is the sum of the entries it visits. Exact dynamic
@@ -80,10 +80,10 @@ def time_warp(distances, slope=SLOPE):
     return np.array(path[::-1], dtype=int)
 
 
-def blend_timing(pairs, weight):
+def blend_timing(pairs: np.ndarray, weight: float) -> tuple[np.ndarray, np.ndarray]:
     """Fractional frame times (times_a ``(N,)``, times_b ``(N,)``) of the blend along a time warp.
 
-    Seed 003's timing: the blend lasts the duration lerped between the two
+    The blend lasts the duration lerped between the two
     (``(1 - weight) * (n - 1) + weight * (m - 1)`` frames for a path ending at
     (n - 1, m - 1)), and at each of its frames both clips are sampled at the
     same fraction of the path, each pair (i, j) placed at blend time
@@ -103,7 +103,7 @@ def blend_timing(pairs, weight):
     return np.interp(frames, at, pairs[:, 0]), np.interp(frames, at, pairs[:, 1])
 
 
-def smooth_times(times, passes=4):
+def smooth_times(times: np.ndarray, passes: int = 4) -> np.ndarray:
     """Frame times ``(N,)`` of a time-warp path with its corners rounded off, ends kept.
 
     The path's steps change a clip's playback rate from one frame to the next
@@ -163,7 +163,8 @@ def _open_start(fa, fb, cycles, chunk):
     return np.array([int(np.argmin(along_a)), 0])
 
 
-def chunked_warp(fa, fb, rate=None, cycles=None, open_start=False, end="EITHER", chunk=CHUNK, slope=SLOPE):
+def chunked_warp(fa: np.ndarray, fb: np.ndarray, rate: float | None = None, cycles: tuple | None = None, open_start: bool = False,
+                 end: str = "EITHER", chunk: int = CHUNK, slope: int = SLOPE) -> np.ndarray:
     """Aligned frame pairs ``(P, 2)`` int (i in A, j in B) of a slope-limited time warp of features ``fa (n, K)``, ``fb (m, K)``.
 
     The warp goes ``chunk`` frames of A at a time: each chunk is one

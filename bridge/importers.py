@@ -1,0 +1,244 @@
+"""Reading input files into the Blender scene, after checks that catch what the importers would repair silently.
+
+bpy side. Blender's importers turn bad values into plausible ones (a NaN
+rotation becomes zero, a short row is padded) or take minutes to fail on a
+corrupt file; the checks here name the file's problem first.
+"""
+
+import contextlib
+import dataclasses
+import io
+import os
+import stat
+import sys
+import tempfile
+
+import bpy
+
+from ..core.errors import LoopsmithError
+from ..core.formats import bvh, bvh_clip, containers
+from ..core.formats.import_settings import ImportSettings
+from ..files import interrupts, progress
+from ..files.inputs import INPUT_SUFFIXES
+from . import armature, read_action, timeline
+
+
+#: The unit and reason reported for a BVH scale given on the command line.
+GIVEN_SCALE = "given with --bvh-scale"
+
+
+class InputError(LoopsmithError):
+    """A file that cannot be read as motion (missing, corrupt, unsupported)."""
+
+
+@contextlib.contextmanager
+def silenced():
+    """Hide what Blender and the importers print (tracebacks included) at the file-descriptor level."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+
+
+def reason(error):
+    """The message of a Blender operator's error, without its traceback and location lines."""
+    lines = [line.strip() for line in str(error).splitlines()
+             if line.strip() and not line.strip().startswith(("Location:", "File ", "^", "~", "Traceback"))]
+    return lines[-1].removeprefix("Error: ") if lines else type(error).__name__
+
+
+def require_regular_file(path):
+    """InputError unless ``path`` is a regular file (a link to one counts): checked with ``os.stat`` before anything opens it,
+    as opening a FIFO waits for a writer and a device such as /dev/zero never ends."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError("no such file") from None
+    except OSError as error:
+        raise InputError(f"cannot be read: {error.strerror or error}") from None
+    if not stat.S_ISREG(mode):
+        raise InputError("is not a regular file")
+
+
+def read_bvh_header(path, options) -> tuple[bvh.BvhInfo, ImportSettings]:
+    """A BVH's checked contents and the import settings after its checks: ``(BvhInfo, settings)``.
+
+    settings: the unit scale (given or detected) with its unit, the up axis
+    and the reader (``--bvh-reader``). Raises InputError naming the problem.
+    """
+    try:
+        info = bvh.read_bvh(path, progress=progress.reporter(f"reading {path.name}"))
+    except bvh.NotBvhError as error:  # no line to name: the reason stands alone
+        raise InputError(str(error)) from None
+    except bvh.BvhError as error:
+        raise InputError(f"cannot be read: {error}") from None
+    try:
+        up = options.bvh_up or bvh.up_axis(info)
+    except bvh.BvhError as error:
+        raise InputError(f"cannot be read: {error} (give it with --bvh-up Y or Z)") from None
+    scale = _import_scale(info, up, options)
+    return info, ImportSettings(".bvh", bvh_scale=scale.scale, bvh_scale_reason=scale.reason, bvh_unit=scale.unit, up_axis=up,
+                                reader=options.bvh_reader)
+
+
+def _import_scale(info, up, options):
+    """The :class:`~..core.formats.bvh.ScaleChoice` of a BVH: the one given with ``--bvh-scale`` (named so as its unit and
+    reason), else guessed from the skeleton's height."""
+    if options.bvh_scale is not None:
+        return bvh.ScaleChoice(options.bvh_scale, GIVEN_SCALE, GIVEN_SCALE)
+    try:
+        return bvh.guess_scale(info, up)
+    except bvh.BvhError as error:
+        raise InputError(f"cannot be read: {error} (give the scale with --bvh-scale)") from None
+
+
+def read_in_numpy(path, options):
+    """Whether ``path`` is a BVH the numpy reader reads (``--bvh-reader numpy``): its clip needs no Blender scene."""
+    return path.suffix.lower() == ".bvh" and options.bvh_reader == "numpy"
+
+
+def clip_of_bvh(info, settings: ImportSettings):
+    """The clip Blender's importer would give of a BVH read by :func:`read_bvh_header`, computed in numpy (no scene)."""
+    return bvh_clip.clip_from_bvh(info, settings.bvh_scale, settings.up_axis)
+
+
+def bvh_armature_name(path):
+    """The name Blender's importer gives a BVH's armature and action: the file's stem, cut to what a name holds."""
+    return path.stem.encode("utf-8")[:bvh.MAX_NAME_BYTES].decode("utf-8", "ignore")
+
+
+def load(path, options) -> tuple[ImportSettings, bvh.BvhInfo | None]:
+    """Read ``path`` into a fresh scene; returns what was decided on import (for the report) and the BVH header, if any.
+
+    Raises InputError with one line naming the problem.
+    """
+    suffix = path.suffix.lower()
+    require_regular_file(path)
+    if suffix not in INPUT_SUFFIXES:
+        raise InputError(f"not a supported file type ({', '.join(INPUT_SUFFIXES)})")
+    header, settings = None, ImportSettings(suffix)
+    if suffix == ".bvh":
+        header, settings = read_bvh_header(path, options)
+    else:
+        data = path.read_bytes()
+        problem = containers.input_problem(data, suffix)
+        if problem:
+            raise InputError(f"cannot be read: {problem}")
+        if suffix in (".glb", ".gltf"):
+            settings = ImportSettings(suffix, key_rate=containers.key_rate(containers.gltf_document(data, suffix)))
+    try:
+        with silenced():
+            if suffix == ".blend":
+                bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False)
+            else:
+                bpy.ops.wm.read_homefile(use_empty=True)
+                _read(path, suffix, settings, header)
+    except (RuntimeError, ValueError, IndexError, UnicodeDecodeError, OSError) as error:
+        interrupts.check()  # an interrupt inside an importer arrives wrapped in RuntimeError
+        raise InputError(f"cannot be read: {reason(error)}") from None
+    interrupts.check()  # one raised in a load handler Blender runs (add-ons' Python) is printed and swallowed by Blender
+    return settings, None if header is None else _hierarchy_only(header)
+
+
+def _hierarchy_only(header):
+    """A BVH header without its motion rows (what an output in the input's layout needs): a long take's rows are not held
+    through the whole job."""
+    return dataclasses.replace(header, motion=header.motion[:0])
+
+
+def _read(path, suffix, settings, header):
+    if suffix == ".bvh" and settings.reader == "numpy":
+        _build_bvh_scene(path, header, settings)
+    elif suffix == ".bvh":
+        bpy.ops.import_anim.bvh(filepath=str(path), global_scale=settings.bvh_scale, update_scene_fps=True,
+                                update_scene_duration=True, **bvh.IMPORT_AXES[settings.up_axis])
+    elif suffix == ".fbx":
+        bpy.ops.import_scene.fbx(filepath=str(path))
+    else:
+        rate = settings.key_rate
+        if rate:  # keys land on whole frames at the file's own rate
+            scene = bpy.context.scene
+            scene.render.fps = max(1, round(rate))
+            scene.render.fps_base = scene.render.fps / rate
+        bpy.ops.import_scene.gltf(filepath=str(path))
+
+
+def _build_bvh_scene(path, header, settings):
+    """What Blender's importer makes of a BVH (scene rate and length, armature, action), built in bulk from the numpy reader's clip."""
+    scene = bpy.context.scene
+    timeline.set_scene_fps(scene, 1.0 / header.frame_time)  # as the importer's update_scene_fps
+    scene.frame_end = max(scene.frame_end, 1 + header.frame_count)  # and update_scene_duration
+    clip, lengths, connected = bvh_clip.armature_from_bvh(header, settings.bvh_scale, settings.up_axis)
+    armature.animated_armature(bpy.context, clip, bvh_armature_name(path), lengths, connected)
+
+
+def armatures_with_actions():
+    """Names of the scene's armatures that have an action to loop."""
+    return [obj.name for obj in bpy.data.objects if obj.type == "ARMATURE" and obj.animation_data and obj.animation_data.action]
+
+
+def first_armature(path, options):
+    """Import ``path``; its first armature with an action, the import settings and the BVH header (or None)."""
+    settings, header = load(path, options)
+    names = armatures_with_actions()
+    if not names:
+        raise InputError("has no armature with an action")
+    return bpy.data.objects[names[0]], settings, header
+
+
+def armature_clip(path, options):
+    """:func:`first_armature`, with its action's clip after the armature: (armature, clip, settings, header)."""
+    obj, settings, header = first_armature(path, options)
+    return obj, read_action.read_clip(obj), settings, header
+
+
+def load_clip(path, options):
+    """The clip of ``path``'s first armature with an action, for a job that needs no scene: ``(clip, settings, header)``.
+
+    A BVH read by the numpy reader builds no scene at all; other files are imported as by :func:`armature_clip`.
+    """
+    if read_in_numpy(path, options):
+        require_regular_file(path)
+        header, settings = read_bvh_header(path, options)
+        return clip_of_bvh(header, settings), settings, _hierarchy_only(header)
+    _, clip, settings, header = armature_clip(path, options)
+    return clip, settings, header
+
+
+def several_clips(paths, options):
+    """Import every file of ``paths`` after the first (each kept as its clip), then the first (left open in the scene, to
+    write onto and export).
+
+    Returns :func:`armature_clip` of the first file plus the list of the
+    others' clips. A problem with a later file is raised as an InputError
+    that starts with its path: the run's report entry is the first file's.
+    """
+    others = [other_clip(path, options) for path in paths[1:]]
+    return (*armature_clip(paths[0], options), others)
+
+
+def other_clip(path, options):
+    """The clip of a task's file after its first (:func:`load_clip`); an InputError starts with its path, as the task's
+    report entry is the first file's."""
+    try:
+        return load_clip(path, options)[0]
+    except LoopsmithError as error:
+        raise InputError(f"{path}: {error}") from None
+
+
+def pair_clips(first, second, options):
+    """:func:`several_clips` of two files: :func:`armature_clip` of ``first`` plus ``second``'s clip."""
+    *opened, (other,) = several_clips([first, second], options)
+    return (*opened, other)

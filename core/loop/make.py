@@ -1,0 +1,252 @@
+"""Make Loop: cut a range out of a clip and close it into a seamless cycle."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import LoopError
+from ..measure import grounding
+from ..measure.seam import clip_baseline, seam_metrics, SeamMetrics
+from ..motion import contacts, footlock, quat, root as root_motion
+from ..motion.clip import Clip
+from . import stitch, travel
+
+LOOP_MODES = ("CLAMP", "WRAP")
+#: How far a loop's closing frame may be from its first and still repeat it: clip units (metres) and radians.
+REPEAT_TOLERANCE = 1e-4
+#: AUTO: seam visibilities (and then velocity jump ratios) this close count as equal.
+AUTO_TIE = 0.01
+#: AUTO ranks a loop longer than four times this (seconds, or three times its longest blend) on this much of each end.
+ENDS_SECONDS = 3.0
+#: AUTO passes over a loop whose feet slide at the seam more than this times the take's median contact ...
+SEAM_SKATING_LIMIT = 1.5
+#: ... for one whose feet do not, seen at most this much more (seam visibility): a difference no one sees.
+SKATING_MARGIN = 0.05
+
+
+@dataclass(frozen=True)
+class MethodTrial:
+    """A method AUTO made the loop with, and that loop's seam as played (chained by the travel, the raw cut's yardstick)."""
+
+    method: str
+    seam: SeamMetrics
+
+
+@dataclass
+class LoopResult:
+    clip: Clip  # the loop, CLAMP: last frame equals the first; WRAP: that duplicate dropped
+    root: int  # index of the travelling root, -1 if the root loops in place
+    root_mode: str  # TRAVEL, LOOP or IN_PLACE, as resolved
+    before: SeamMetrics  # the raw cut
+    after: SeamMetrics
+    clip_mode: str = "CLAMP"  # the loop mode the clip was written for
+    raw: Clip = None  # the raw cut (range start..end inclusive) in the space the loop was made in, for before/after pictures
+    params: stitch.StitchParameters = None  # what the loop was made with, AUTO resolved to the method kept
+    body: grounding.Grounding = None  # where the loop's body stands against the raw cut's floor and heights
+    tried: tuple = ()  # AUTO: a MethodTrial per method made, in stitch.AUTO_METHODS order; () for a method given
+
+    @property
+    def length(self) -> int:
+        """Loop length in frames (the cycle period)."""
+        frames = self.clip.num_frames
+        return frames - 1 if self.clip_mode == "CLAMP" else frames
+
+    @property
+    def method(self) -> str:
+        """The method the loop was made with ("" when unknown)."""
+        return self.params.method if self.params is not None else ""
+
+
+def _stitch_channels(x, q, dt, params, pre_x=None, pre_q=None):
+    if params.method == "CROSSFADE":
+        return stitch.crossfade_vectors(x, dt, params, pre_x), stitch.crossfade_rotations(q, dt, params, pre_q)
+    return stitch.stitch_vectors(x, dt, params), stitch.stitch_rotations(q, dt, params)
+
+
+def _resolve_root(clip, root_mode, root_bone):
+    """(the moving root's index or None, the resolved root mode)."""
+    if root_mode not in root_motion.ROOT_MODES:
+        raise LoopError(f"unknown root mode '{root_mode}'")
+    if root_bone:
+        root = clip.bone_index(root_bone)
+        moving = root_motion.location_travel(clip)[root] >= root_motion.MIN_TRAVEL
+    else:
+        root = root_motion.find_moving_root(clip)
+        moving = root is not None
+    if root_mode == "AUTO":
+        root_mode = "TRAVEL" if moving else "LOOP"
+    if root_mode in ("TRAVEL", "IN_PLACE") and not moving:
+        raise LoopError(f"no bone travels (horizontally by {root_motion.MIN_TRAVEL} or more) for root mode {root_mode}")
+    return (root if moving else None), root_mode
+
+
+def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.StitchParameters | None = None, root_mode: str = "AUTO",
+              root_bone: str = "", loop_mode: str = "CLAMP", root_blend: float = 0.5, lock_feet: bool = True) -> LoopResult:
+    """Close the frames ``frame_start..frame_end`` (inclusive) of ``clip`` into a loop.
+
+    params: :class:`~.stitch.StitchParameters`, method AUTO by default: the
+    loop is made with each of :data:`~.stitch.AUTO_METHODS` that fits the
+    range, and the one whose seam shows least as played is kept (see
+    :func:`kept_trial`; every one is in the result's ``tried``). root_mode:
+    TRAVEL keeps the root's displacement and removes only its velocity
+    mismatch in character space (root_blend seconds at each end); LOOP loops
+    the root like any bone; IN_PLACE removes the steady horizontal travel
+    first; AUTO picks TRAVEL for clips that move. root_bone: a bone name, or
+    "" to find the moving root. loop_mode: CLAMP keeps the last frame equal
+    to the first (Blender's convention), WRAP drops it for engines that wrap
+    last-to-first. lock_feet: re-solve the legs so planted feet slide no
+    more than in the raw clip (see :mod:`.footlock`).
+    """
+    params = params or stitch.StitchParameters()
+    if loop_mode not in LOOP_MODES:
+        raise LoopError(f"unknown loop mode '{loop_mode}'")
+    frames = clip.frames
+    if frame_end <= frame_start:
+        raise LoopError(f"loop range {frame_start:g}-{frame_end:g} is reversed or empty: the end must come after the start")
+    if not (frames[0] <= frame_start < frame_end <= frames[-1]):
+        raise LoopError(f"loop range {frame_start:g}-{frame_end:g} is not inside the clip's frames {frames[0]:g}-{frames[-1]:g}")
+    first, last = int(frame_start - frames[0]), int(frame_end - frames[0])
+    segment = clip.slice_frames(first, last + 1)
+    params.check(segment.num_frames, clip.dt)
+    moving_root, mode = _resolve_root(segment, root_mode, root_bone)
+    root = moving_root if mode != "LOOP" else None
+    travel_root = root if mode == "TRAVEL" else None
+    reference = clip_baseline(segment)
+
+    if mode == "IN_PLACE":
+        global_root, _ = root_motion.root_frames(segment, root)
+        segment = root_motion.with_root_global(segment, root, root_motion.remove_travel(global_root[:, :3, 3]), quat.from_matrix(global_root[:, :3, :3]))
+    # The raw cut in the loop's own space: travel removed in place; otherwise chained by
+    # its travel, so "before" measures the cut in the motion and not the walk back to the start.
+    before = seam_metrics(segment, moving_root if mode != "IN_PLACE" else None, reference)
+
+    candidates = params.candidates()
+    trial = _ends(segment, params, root_blend) if len(candidates) > 1 else segment
+    made, failure = [], None
+    for candidate in candidates:  # one, or each AUTO method: a vectorized pass each
+        try:
+            candidate.check(segment.num_frames, clip.dt)
+        except LoopError as error:  # AUTO: this method's own default timings do not fit the range; the next may
+            failure = error
+            continue
+        looped = _close(clip, trial, first, candidate, travel_root, root_blend, lock_feet)
+        made.append((candidate, looped, seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (trial,))))
+    if not made:
+        raise failure
+    take = clip if trial is segment else trial  # a long loop's ends stand for its take too
+    skates = _skating_beyond_the_take(take, [looped for _, looped, *_ in made], travel_root) if len(made) > 1 else None
+    kept = kept_trial([seam for _, _, seam, _ in made], skates, [body.off for *_, body in made])
+    chosen, looped, after, body = made[kept]
+    if trial is not segment:  # ranked on the ends: the kept method makes the whole loop
+        looped = _close(clip, segment, first, chosen, travel_root, root_blend, lock_feet)
+        after, body = seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (segment,))
+    tried = tuple(MethodTrial(candidate.method, after if k == kept else seam)
+                  for k, (candidate, _, seam, _) in enumerate(made)) if params.method == "AUTO" else ()
+    if loop_mode == "WRAP":
+        looped = looped.slice_frames(0, looped.num_frames - 1)
+    return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried)
+
+
+def _ends(segment, params, root_blend):
+    """The loop's first and last frames alone, when it is long: every method changes only frames near the seam, so AUTO
+    ranks them there (a long take costs about one method's time); the whole ``segment`` when it is short."""
+    reach = int(round(max(ENDS_SECONDS, 3.0 * max(params.blend_start, params.blend_end, root_blend)) * segment.fps))
+    if segment.num_frames <= 4 * reach:
+        return segment
+    ends = segment.take_frames(np.r_[0:reach, segment.num_frames - reach:segment.num_frames])
+    return ends.with_channels(frames=segment.frames[0] + np.arange(ends.num_frames, dtype=float))
+
+
+def _skating_beyond_the_take(clip, loops, travel_root):
+    """Per loop: whether its feet slide at the seam more than :data:`SEAM_SKATING_LIMIT` times the take's contacts do."""
+    own = contacts.median_skating(clip)
+    return [contacts.seam_skating(looped, travel_root) > SEAM_SKATING_LIMIT * own + 1e-3 for looped in loops]
+
+
+def kept_trial(seams: list[SeamMetrics], skates: list[bool] | None = None, off: list[bool] | None = None) -> int:
+    """Index of the loop AUTO keeps among ``seams`` (:class:`SeamMetrics`, simplest method first).
+
+    off: per loop, whether its body leaves the cut's floor or heights (see
+    :mod:`.grounding`); one that does gives way to any that does not and
+    plays no more visibly than an ordinary frame (or within
+    :data:`SKATING_MARGIN` of the least visible, when none does). skates:
+    per loop, whether its feet slide at the seam beyond the take's own; of
+    those left, within SKATING_MARGIN of the least visible (never past an
+    ordinary frame for it), those that do not are kept first. Then the
+    least visible; among those within :data:`AUTO_TIE` of it, the least
+    velocity jump over the clip's own; among those within AUTO_TIE of that, the first.
+    """
+    kept = list(range(len(seams)))
+    for blemished, ordinary in ((off, True), (skates, False)):
+        kept = _unblemished(seams, kept, blemished, ordinary) if blemished else kept
+    for number in (lambda seam: seam.visibility, lambda seam: seam.velocity_jump_ratio):
+        least = min(number(seams[index]) for index in kept)
+        kept = [index for index in kept if number(seams[index]) <= least + AUTO_TIE]
+    return kept[0]
+
+
+def _unblemished(seams, kept, blemished, ordinary):
+    """The loops of ``kept`` without a ``blemished`` mark that are as good to the eye as the least visible: within
+    :data:`SKATING_MARGIN` of it, never past an ordinary frame when it is not (``ordinary``: any up to an ordinary frame
+    counts); ``kept`` when there are none."""
+    least = min(seams[index].visibility for index in kept)
+    reach = least + SKATING_MARGIN if least > 1.0 else max(min(least + SKATING_MARGIN, 1.0), 1.0 if ordinary else 0.0)
+    return [index for index in kept if not blemished[index] and seams[index].visibility <= reach] or kept
+
+
+def methods_text(result: LoopResult) -> str:
+    """The methods AUTO tried, each with its seam visibility as played, the kept one first: 'Crossfade 0.69 (Cubic 1.06, ...)'; '' for a method given."""
+    if not result.tried:
+        return ""
+    label = {trial.method: stitch.METHOD_INFO[trial.method][0] for trial in result.tried}
+    others = ", ".join(f"{label[trial.method]} {trial.seam.visibility:.2f}" for trial in result.tried if trial.method != result.method)
+    return f"{label[result.method]} {result.after.visibility:.2f}" + (f" ({others})" if others else "")
+
+
+def _close(clip, segment, first, params, travel_root, root_blend, lock_feet):
+    """The raw cut ``segment`` (frames ``first``.. of ``clip``) closed by one method: the CLAMP loop clip."""
+    dt = clip.dt
+    preroll = slice(max(0, first - segment.num_frames), first)
+    use_preroll = params.crossfade_preroll and first > 0
+    location, rotation = _stitch_channels(
+        segment.location, segment.rotation, dt, params, clip.location[preroll] if use_preroll else None, clip.rotation[preroll] if use_preroll else None
+    )
+    scale = stitch.stitch_vectors(segment.scale, dt, params) if params.method != "CROSSFADE" else stitch.crossfade_vectors(segment.scale, dt, params)
+    looped = segment.with_channels(location=location, rotation=rotation, scale=scale)
+
+    if travel_root is not None and params.method != "NONE":
+        global_root, _ = root_motion.root_frames(segment, travel_root)
+        stitch.check_time("root_blend", root_blend, segment.num_frames, dt)
+        w_start, w_end = stitch.velocity_shapes(segment.num_frames, dt, root_blend, root_blend)
+        position, orientation = travel.loop_travel(
+            global_root[:, :3, 3],
+            quat.from_matrix(global_root[:, :3, :3]),
+            dt,
+            lambda z: _stitch_channels(z, quat.identity((len(z),)), dt, params)[0],
+            lambda q: _stitch_channels(np.zeros((len(q), 3)), q, dt, params)[1],
+            (w_start, w_end),
+            params.effective_ratio(),
+        )
+        # The root's children were stitched against its old channels; only the root itself is replaced
+        # (in place: the stitched arrays are this function's own).
+        looped.location[:, travel_root] = segment.location[:, travel_root]
+        looped.rotation[:, travel_root] = segment.rotation[:, travel_root]
+        looped = root_motion.with_root_global(looped, travel_root, position, orientation)
+
+    if lock_feet and params.method != "NONE":
+        looped = footlock.lock_feet(segment, looped, travel_root)
+    return looped
+
+
+def non_repeating_bones(clip: Clip, tolerance: float = REPEAT_TOLERANCE) -> list[str]:
+    """Names of the bones whose last frame does not repeat the first (location, rotation or scale): an exact loop has none.
+
+    A WRAP file may drop a loop's closing frame only when this is empty: a
+    travelling root's last sample is the travel of one cycle. tolerance: clip
+    units for location and scale, radians for rotation.
+    """
+    moved = np.linalg.norm(clip.location[-1] - clip.location[0], axis=-1) > tolerance
+    relative = quat.multiply(quat.inverse(clip.rotation[0]), clip.rotation[-1])
+    turned = np.linalg.norm(quat.to_rotation_vector(relative), axis=-1) > tolerance
+    scaled = np.abs(clip.scale[-1] - clip.scale[0]).max(axis=-1) > tolerance
+    return [name for name, differs in zip(clip.bone_names, moved | turned | scaled) if differs]

@@ -1,0 +1,146 @@
+"""Seam metrics: how visible the wrap of a loop is, from forward kinematics.
+
+A loop follows the clamp convention (its last frame is where it wraps). The
+next cycle starts from the last frame's character frame when the root
+travels (:func:`..motion.cycles.chain`), so travel accumulates as an engine or Blender's
+Cycles-with-offset would play it. Lengths are the clip's unit (metres for
+imported mocap), times seconds.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..motion import cycles, kinematics
+from ..motion.clip import Clip
+
+
+@dataclass
+class SeamMetrics:
+    position_step: np.ndarray  # (B,) distance between the last frame and the next cycle's first
+    velocity_jump: np.ndarray  # (B,) |velocity out of the seam - into it| (second-order one-sided estimates), per second
+    seam_acceleration: np.ndarray  # (B,) per second squared
+    typical_acceleration: np.ndarray  # (B,) 95th percentile inside the clip, floored
+    visibility: float  # max over joints of seam / typical acceleration; a raw cut scores above 1
+    velocity_jump_ratio: float  # max over joints of the seam's jump / the 95th percentile of the same estimate inside the clip
+
+    @property
+    def max_position_step(self) -> float:
+        return float(self.position_step.max())
+
+    @property
+    def max_velocity_jump(self) -> float:
+        return float(self.velocity_jump.max())
+
+    def summary(self) -> str:
+        return f"seam visibility {self.visibility:.2f}, step {self.max_position_step * 1000:.2f} mm, velocity jump {self.max_velocity_jump:.3f}/s"
+
+
+def played_visibility(positions: np.ndarray, dt: float, seam_frames: list | np.ndarray, reference: np.ndarray) -> float:
+    """Seam visibility of a loop as played: the largest seam acceleration over a joint's typical one.
+
+    positions: ``(F, B, 3)`` joint positions (metres) of the loop played over
+    several cycles, one row per frame, ``dt`` seconds apart; seam_frames: the
+    indices where it wraps (each with a frame on either side); reference:
+    ``(B,)`` each joint's typical acceleration (:attr:`Baseline.acceleration`).
+    The same ratio as :attr:`SeamMetrics.visibility`, on what a player shows.
+    """
+    return float((kinematics.accelerations(positions, dt, seam_frames) / reference).max())
+
+
+def _one_sided_velocities(p, dt, at=None):
+    """Second-order velocity estimates at frames ``at`` (default 2..-3), from behind and from ahead."""
+    at = np.arange(2, len(p) - 2) if at is None else at
+    behind = (3.0 * p[at] - 4.0 * p[at - 1] + p[at - 2]) / (2.0 * dt)
+    ahead = (-3.0 * p[at] + 4.0 * p[at + 1] - p[at + 2]) / (2.0 * dt)
+    return behind, ahead
+
+
+@dataclass
+class Baseline:
+    """How a clip moves inside: what a seam is compared with, per joint."""
+
+    acceleration: np.ndarray  # (B,) 95th-percentile acceleration, floored, per second squared
+    velocity_jump: np.ndarray  # (B,) 95th-percentile jump between one-sided velocity estimates, per second
+
+
+BASELINE_SAMPLES = 1000  # frames a long clip's 95th percentiles are estimated at
+
+
+def _stencil_centres(frames):
+    """Frame indices a clip of ``frames`` frames is measured at: all inner ones, or BASELINE_SAMPLES spread evenly."""
+    if frames - 4 <= BASELINE_SAMPLES:
+        return np.arange(2, frames - 2)
+    return np.unique(np.linspace(2, frames - 3, BASELINE_SAMPLES).astype(int))
+
+
+def baseline(positions: np.ndarray, dt: float, floor: float = 0.25, at: np.ndarray | None = None) -> Baseline:
+    """The :class:`Baseline` of joint positions ``(F, B, 3)``, measured at frame indices ``at``.
+
+    at: the frames to measure (each needs two neighbours on either side in
+    ``positions``); default every inner frame, or BASELINE_SAMPLES spread
+    evenly over a long clip, plenty for a 95th percentile. floor: each joint's
+    numbers are at least this fraction of the median over joints, so still
+    joints do not divide by ~0.
+    """
+    at = _stencil_centres(len(positions)) if at is None else at
+    inside = kinematics.accelerations(positions, dt, at)
+    behind, ahead = _one_sided_velocities(positions, dt, at)
+    jumps = np.linalg.norm(ahead - behind, axis=-1)
+    floored = []
+    for values in (inside, jumps):
+        typical = np.percentile(values, 95, axis=0) if len(values) else np.ones(positions.shape[1])
+        floored.append(np.maximum(np.maximum(typical, floor * np.median(typical)), 1e-9))
+    return Baseline(*floored)
+
+
+def clip_baseline(clip: Clip, floor: float = 0.25) -> Baseline:
+    """The :class:`Baseline` of a clip, from forward kinematics at only the frames it is measured at.
+
+    Single precision: the differences it takes stay well above float32 noise
+    for any visible motion, and a long take costs a fraction of its full FK.
+    """
+    centres = _stencil_centres(clip.num_frames)
+    needed = np.unique((centres[:, None] + np.arange(-2, 3)).ravel())
+    positions = kinematics.clip_forward_kinematics(clip.take_frames(needed), dtype=np.float32)[..., :3, 3]
+    return baseline(positions.astype(float), clip.dt, floor, at=np.searchsorted(needed, centres))
+
+
+def _seam_frames(clip):
+    """The three frames on each side of the wrap: a clip of 6 frames."""
+    return clip.take_frames(np.r_[0:3, clip.num_frames - 3:clip.num_frames])
+
+
+def seam_metrics(clip: Clip, travel_root: int | None = None, reference: Baseline | None = None,
+                 pose: np.ndarray | None = None) -> SeamMetrics:
+    """Seam metrics of a clamp-convention loop clip.
+
+    reference: the :class:`Baseline` to compare the seam with; default the
+    clip's own (Make Loop passes the raw clip's: one yardstick before and after).
+    pose: the clip's forward kinematics, when the caller has it already;
+    otherwise only the frames at the seam are evaluated.
+    """
+    dt = clip.dt
+    if reference is None:
+        reference = baseline(pose[..., :3, 3], dt) if pose is not None else clip_baseline(clip)
+    if pose is None:
+        ends = _seam_frames(clip)
+        p = kinematics.clip_forward_kinematics(ends)[..., :3, 3]
+        chained = cycles.chain(ends, travel_root)
+    else:
+        p = pose[np.r_[0:3, clip.num_frames - 3:clip.num_frames], :, :3, 3]
+        chained = cycles.chain(clip, travel_root)
+    # The next cycle: the travelling root and what hangs below it move on;
+    # bones above it (a static joint_Root) stay where they are.
+    nxt = p[:3].copy()
+    if travel_root is not None:
+        moving = kinematics.descendants(clip.parents, travel_root)
+        nxt[:, moving] = cycles.placed(chained, p[:3, moving])
+    step = np.linalg.norm(p[-1] - nxt[0], axis=-1)
+    # Played through the seam: ..., n-3, n-2, then the next cycle's 0, 1, 2.
+    played = np.concatenate([p[3:5], nxt])
+    behind, ahead = _one_sided_velocities(played, dt)
+    jump = np.linalg.norm(ahead[0] - behind[0], axis=-1)
+    seam_acc = kinematics.accelerations(played, dt, [2])[0]
+    return SeamMetrics(step, jump, seam_acc, reference.acceleration, float((seam_acc / reference.acceleration).max()),
+                       float((jump / reference.velocity_jump).max()))

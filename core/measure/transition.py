@@ -1,0 +1,110 @@
+"""Transition metrics: is the blend more visible than the clips' own motion?
+
+Everything is measured on the frames around the transition's window (one
+frame either side, where a kink at its edges shows) and compared with the
+two clips' own motion. Lengths are the clips' unit (metres for imported
+mocap), times seconds, angles radians.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..motion import contacts, kinematics, quat, root as root_motion
+from ..motion.clip import Clip
+from . import grounding, seam as metrics
+
+
+@dataclass
+class TransitionMetrics:
+    """The transition window against the clips it joins, all plain floats."""
+
+    visibility: float  # max over joints and window frames of acceleration / the clips' p95 over runs as long (see :func:`run_reference`)
+    root_speed_jump: float  # largest change of the root's horizontal speed from one frame to the next in the window, per second
+    clips_root_speed_jump: float  # the same, the largest anywhere in either clip
+    heading_rate: float  # largest heading change from one frame to the next in the window, radians per second
+    clips_heading_rate: float  # the same, the largest anywhere in either clip
+    skating: float  # mean horizontal toe speed while in contact in the window, per second
+    clips_skating: float  # the same over each whole clip, the larger of the two
+    floor_offset: float = 0.0  # how far the feet leave the clips' floor anywhere in the result (see :mod:`..grounding`), clip units
+    pelvis_offset: float = 0.0  # how far the pelvis leaves the clips' heights anywhere in the result, clip units
+
+    def summary(self) -> str:
+        return (f"visibility {self.visibility:.2f}, root speed jump {self.root_speed_jump:.2f} (clips {self.clips_root_speed_jump:.2f}) /s, "
+                f"heading rate {self.heading_rate:.2f} (clips {self.clips_heading_rate:.2f}) rad/s, "
+                f"toe skating {self.skating:.3f} (clips {self.clips_skating:.3f}) /s, "
+                f"off the floor {self.floor_offset:.3f}, pelvis off its height {self.pelvis_offset:.3f}")
+
+    @property
+    def grounded(self) -> bool:
+        """True when the body stays on the clips' floor and at their height (within :data:`..grounding.TOLERANCE`)."""
+        return not grounding.stands_off(self.floor_offset, self.pelvis_offset)
+
+
+def run_reference(positions: np.ndarray, dt: float, run: int) -> np.ndarray:
+    """Each joint's typical acceleration peak over ``run`` frames ``(B,)``, per second squared.
+
+    positions ``(F, B, 3)``: for every run of ``run`` consecutive frames, the
+    largest acceleration of each joint in it; the 95th percentile over runs.
+    """
+    inner = np.arange(1, len(positions) - 1)
+    peaks = np.lib.stride_tricks.sliding_window_view(kinematics.accelerations(positions, dt, inner), min(run, len(inner)), axis=0).max(axis=-1)
+    return np.percentile(peaks, 95, axis=0)
+
+
+def _speed_changes(position, dt):
+    """Changes ``(F,)`` of the horizontal speed of ``position (F, 3)`` at each frame (step after minus step before), per second; 0 at the ends."""
+    speed = np.linalg.norm(np.diff(position[:, :2], axis=0), axis=-1) / dt
+    return np.concatenate([[0.0], np.diff(speed), [0.0]])
+
+
+def clip_positions(clip: Clip, names: tuple | list) -> np.ndarray:
+    """Armature-space positions ``(F, len(names), 3)`` of ``clip``'s bones called ``names``."""
+    return kinematics.clip_joint_positions(clip)[:, [clip.bone_index(name) for name in names]]
+
+
+def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tuple | list | None = None,
+                       made_from: tuple | None = None) -> TransitionMetrics:
+    """:class:`TransitionMetrics` of a :class:`.blend.TransitionResult` made from ``clip_a`` and ``clip_b``.
+
+    The window is measured from one frame before its first to one after its
+    last. The yardstick for each joint's acceleration is the larger of the
+    two clips' :func:`run_reference` for runs as long as the measured frames.
+    positions: the two clips' :func:`clip_positions` on the result's bones,
+    when already computed (measuring several transitions of one pair).
+    made_from: the two clips as given, on their own skeletons, whose floor
+    and heights the result must keep (default: clip_a and clip_b).
+    """
+    clip = result.clip
+    dt = clip.dt
+    names = clip.bone_names
+    first, last = max(result.window[0] - 1, 1), min(result.window[1] + 1, clip.num_frames - 2)
+    measured = np.arange(first, last + 1)
+
+    own = [clip_positions(c, names) for c in (clip_a, clip_b)] if positions is None else list(positions)
+    positions = [clip_positions(clip, names)] + own
+    reference = np.maximum(run_reference(positions[1], dt, len(measured)), run_reference(positions[2], dt, len(measured)))
+    reference = np.maximum(reference, 0.25 * np.median(reference))  # joints that hardly move do not divide by ~0
+    visibility = metrics.played_visibility(positions[0], dt, measured, reference)
+
+    root_name = names[result.root]
+    roots = [root_motion.root_frames(c, c.bone_index(root_name))[0] for c in (clip, clip_a, clip_b)]
+    rotations = [quat.from_matrix(r[:, :3, :3]) for r in roots]
+    axis = root_motion.heading_axis(np.concatenate(rotations[1:]))  # the axis the blend turned the root about
+    headings = [root_motion.heading(r, axis) for r in rotations]
+    turns = [np.abs(np.diff(h)) / dt for h in headings]
+    speed_jumps = [np.abs(_speed_changes(r[:, :3, 3], dt)) for r in roots]
+
+    toes = contacts.toe_joints(names, positions[0])
+    body = grounding.of_clip(clip, positions[0], positions[1:] if made_from is None else made_from)
+    return TransitionMetrics(
+        visibility=visibility,
+        root_speed_jump=float(speed_jumps[0][measured].max()),
+        clips_root_speed_jump=float(max(speed_jumps[1].max(), speed_jumps[2].max())),
+        heading_rate=float(turns[0][first - 1:last + 1].max()),
+        clips_heading_rate=float(max(turns[1].max(), turns[2].max())),
+        skating=contacts.toe_skating(positions[0], toes, dt, slice(first - 1, last + 2)),
+        clips_skating=max(contacts.toe_skating(p, toes, dt, slice(None)) for p in positions[1:]),
+        floor_offset=body.floor_offset,
+        pelvis_offset=body.pelvis_offset,
+    )

@@ -1,0 +1,60 @@
+"""A clip played as a cycle: where each next cycle is placed, the joints over several cycles, the mismatch across the wrap.
+
+A loop follows the clamp convention (its last frame is where it wraps). The
+next cycle starts from the last frame's character frame when the root
+travels, so travel accumulates as an engine or Blender's Cycles-with-offset
+would play it. Lengths are the clip's unit (metres for imported mocap).
+"""
+
+import numpy as np
+
+from . import kinematics, quat, root as root_motion
+from .clip import Clip
+
+
+def chain(clip: Clip, travel_root: int | None = None) -> np.ndarray:
+    """Rigid transform ``(4, 4)`` placing the next cycle: the character frame at the end times the inverse at the start."""
+    if travel_root is None:
+        return np.eye(4)
+    global_root, _ = root_motion.root_frames(clip, travel_root)
+    frames = root_motion.character_transform(global_root[:, :3, 3], quat.from_matrix(global_root[:, :3, :3]))
+    return frames[-1] @ kinematics.affine_inverse(frames[0])
+
+
+def placed(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Points ``(..., 3)`` moved by the rigid transform ``matrix`` ``(4, 4)`` (a next cycle's placement)."""
+    return points @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def chained_positions(clip: Clip, travel_root: int | None = None, cycles: int = 2, bones: list | np.ndarray | None = None) -> np.ndarray:
+    """Joint positions ``(cycles * (n-1) + 1, B, 3)`` of the loop played ``cycles`` times.
+
+    Each cycle starts where the previous one ended: the travelling root and
+    the bones below it are carried by :func:`chain`; bones above it stay.
+    bones: pose only these and the bones above them (the others stay zero).
+    """
+    p = kinematics.clip_forward_kinematics(clip, bones)[..., :3, 3]
+    parts = [p]
+    if travel_root is not None:
+        moving = kinematics.descendants(clip.parents, travel_root)
+        step = chain(clip, travel_root)
+    transform = np.eye(4)
+    for _ in range(cycles - 1):
+        cycle = p[1:].copy()
+        if travel_root is not None:
+            transform = step @ transform
+            cycle[:, moving] = placed(transform, p[1:, moving])
+        parts.append(cycle)
+    return np.concatenate(parts)
+
+
+def seam_mismatch(x: np.ndarray) -> np.ndarray:
+    """``g(x)`` along axis 0, units per frame: how far the seam is from smooth.
+
+    The step into the seam minus the step out of it, plus the mean of the
+    second differences on either side: zero when the seam's acceleration is
+    the average of its neighbours', so one-sided velocity estimates of second
+    order agree across the wrap (equal steps alone would force a zero
+    acceleration, a kink of its own).
+    """
+    return (x[-1] - x[-2]) - (x[1] - x[0]) + 0.5 * ((x[2] - 2.0 * x[1] + x[0]) + (x[-1] - 2.0 * x[-2] + x[-3]))
