@@ -188,7 +188,8 @@ def scales_used(entries):
     for entry in entries:
         settings = entry.get("import") or {}
         if "bvh_scale" in settings:
-            scales.setdefault((settings["bvh_scale"], settings["bvh_unit"]), set()).add(entry["file"])
+            # A part report of an earlier version, merged, names no unit.
+            scales.setdefault((settings["bvh_scale"], settings.get("bvh_unit", "unit not recorded")), set()).add(entry["file"])
     return [f"BVH scale {scale:g} m per unit ({len(files)} file{'s' if len(files) > 1 else ''}): {unit}" for (scale, unit), files in scales.items()]
 
 

@@ -163,3 +163,8 @@ def test_merge_reports_names_a_hostile_part_in_one_line(tmp_path):
         result = run_loopsmith("merge-reports", parts / part)
         assert result.returncode == 1 and part in _one_error_line(result)
     assert not (tmp_path / "loopsmith_report.json").exists()
+
+
+def test_entries_of_an_earlier_version_without_a_unit_are_summed_up():
+    earlier = dict(report.error_entry("walk.bvh", "a reason", 0.0), status="ok", **{"import": {"bvh_scale": 0.01}})
+    assert reports.scales_used([earlier]) == ["BVH scale 0.01 m per unit (1 file): unit not recorded"]
