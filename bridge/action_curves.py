@@ -90,11 +90,6 @@ def _bone_names(fcurves):
     return {_UNESCAPE.sub(r"\1", name) if "\\" in name else name for name in escaped}
 
 
-def animated_bones(action, obj):
-    """Names of the bones ``action`` has playing curves for, as it would animate ``obj`` (on its slot for ``obj``)."""
-    return _bone_names(_playing_curves(action, obj))
-
-
 def check_playable(action, obj):
     """Raise :class:`ActionMismatch` unless ``action`` animates bones of the armature ``obj``, and only bones it has."""
     curves = _playing_curves(action, obj)

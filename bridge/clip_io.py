@@ -7,7 +7,7 @@ an action can play on an armature, curves sampled in bulk), :mod:`.read_action`
 and :mod:`.timeline` (the scene's frame rate). Modules of the bridge import those directly.
 """
 
-from .action_curves import (OBJECT_CHANNELS, ActionMismatch, action_problem, animated_bones, bone_path, channel_path, check_playable,
+from .action_curves import (OBJECT_CHANNELS, ActionMismatch, action_problem, bone_path, channel_path, check_playable,
                             require_action, rotation_property)
 from .read_action import bones_parents_first, read_clip, resolve_range
 from .timeline import scene_fps, set_scene_fps
@@ -15,7 +15,7 @@ from .write_action import WrittenLoop, write_clip
 from .write_policy import LoopPlayback, loop_playback, read_edit_source, replace_action, require_replaceable, write_edit, write_loop
 
 __all__ = [
-    "OBJECT_CHANNELS", "ActionMismatch", "LoopPlayback", "WrittenLoop", "action_problem", "animated_bones", "bone_path", "bones_parents_first",
+    "OBJECT_CHANNELS", "ActionMismatch", "LoopPlayback", "WrittenLoop", "action_problem", "bone_path", "bones_parents_first",
     "channel_path", "check_playable", "loop_playback", "read_clip", "read_edit_source", "replace_action", "require_action",
     "require_replaceable", "resolve_range", "rotation_property", "scene_fps", "set_scene_fps", "write_clip", "write_edit", "write_loop",
 ]

@@ -52,7 +52,7 @@ def read_edit_source(obj) -> tuple[Clip, LoopPlayback]:
 
 
 def write_edit(obj, edited, source, first_frame, playback=None):
-    """Write an edit (a :class:`~..core.edit.measure.EditResult` of ``source``'s clip, whose first frame is ``first_frame``) as a new action.
+    """Write an edit (a :class:`~..core.measure.edit.EditResult` of ``source``'s clip, whose first frame is ``first_frame``) as a new action.
 
     Named ``<source>_<edit>``, frame range set; the source's other curves follow
     the edit's timing. playback: the source's :class:`LoopPlayback` (from

@@ -39,7 +39,7 @@ class EditOperator:
             draw_edit(layout, self, context.active_object.data)
 
     def edited(self, context, obj, clip):
-        """The :class:`~..core.edit.measure.EditResult` of this operator's edit of ``clip``."""
+        """The :class:`~..core.measure.edit.EditResult` of this operator's edit of ``clip``."""
         raise NotImplementedError
 
     @common.reports_errors

@@ -17,7 +17,7 @@ from . import engine_output, report
 
 
 def _edited(options, clip, other, names):
-    """The :class:`~..core.edit.measure.EditResult` of the command's edit of ``clip`` (and ``other``, for a pair; ``names``: the two files')."""
+    """The :class:`~..core.measure.edit.EditResult` of the command's edit of ``clip`` (and ``other``, for a pair; ``names``: the two files')."""
     edit = options.edit
     if edit == "resample":
         return timing.resample(clip, options.fps, options.interpolation)

@@ -4,7 +4,7 @@ The job has written its result as the armature's active action, frame range
 set. Here ``--root-motion`` moves the travel onto a root bone (the action
 keeps its name: it names the file's animation), the root is named as the
 ``--engine`` wants, and the outputs are written with that engine's
-conventions (:func:`.export.write`).
+conventions (:func:`..bridge.export.write`).
 """
 
 import dataclasses
@@ -31,7 +31,7 @@ def write_outputs(obj, targets, settings, header, options, entry):
     """Root motion (``--root-motion``), then ``obj``'s active action over its frame range to every target, all or none.
 
     settings, header: the input's import settings and BVH header (see
-    :func:`.export.replace_outputs`). Adds to the report ``entry``:
+    :func:`..bridge.export.replace_outputs`). Adds to the report ``entry``:
     ``root_motion`` (the split's numbers), ``engine`` and ``engine_root`` (the
     root's name in the FBX and GLB files) and a WRAP loop's ``loop_end``
     (whether its closing frame was written, and why).

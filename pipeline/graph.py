@@ -33,9 +33,13 @@ def _checked_clips(graph_path, graph):
         if not (isinstance(path, str) and path and isinstance(checksum, str) and _SHA256.fullmatch(checksum)):
             raise UsageError(f"{graph_path}: its clip '{clip['name']}' has no file path and SHA-256 to check it by; build the graph again")
         path = pathlib.Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"{graph_path}: its clip {path} is missing; build the graph again")
-        if graph_json.file_checksum(path) != checksum:
+        try:
+            changed = graph_json.file_checksum(path) != checksum
+        except (OSError, GraphError) as error:
+            raise UsageError(f"{graph_path}: its clip {path} cannot be read ({getattr(error, 'strerror', None) or error})") from None
+        if changed:
             raise UsageError(f"{graph_path}: its clip {path} has changed since the graph was built; build the graph again")
         paths.append(path)
     return paths

@@ -61,12 +61,18 @@ def main(options):
     return reports.finish(commands.COMMANDS[settings["command"]], entries, False, report_path, merged, seconds)
 
 
+def _beside_the_parts(path):
+    """Whether ``path`` is a report a run's output folder holds besides its parts: the folder's own
+    (``loopsmith_report.json``, which a shard without ``--report`` writes beside) or a damaged one set aside."""
+    return path.name == reports.DEFAULT_NAME or ".damaged-" in path.name
+
+
 def _part_files(given):
-    """The part reports: files as given, and every ``.json`` file of given folders (sorted)."""
+    """The part reports: files as given, and the ``.json`` files of given folders (sorted) but the folder's own report."""
     paths = []
     for path in given:
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file())
+            found = sorted(p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file() and not _beside_the_parts(p))
             if not found:
                 raise PartError(f"{path}: no .json part reports in this folder")
             paths += found

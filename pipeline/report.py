@@ -1,6 +1,6 @@
 """Batch reports: one JSON file, an HTML page an animator can read, a summary table.
 
-No Blender: the standard library, and numpy through :mod:`.core.preview`. The
+No Blender: the standard library, and numpy through :mod:`..core.loop.preview`. The
 page is drawn from the JSON entries alone: inline SVG charts and a stick
 figure animated by a small inline script, no external resource.
 """
@@ -239,7 +239,7 @@ def graph_entry(paths, graph_path, graph, seconds):
 
 
 def edit_entry(path, other, armature, outputs, edited, seconds):
-    """The report of one edit (``edited``: a :class:`~..core.edit.measure.EditResult`); ``other``: a pair's second file, or None."""
+    """The report of one edit (``edited``: a :class:`~..core.measure.edit.EditResult`); ``other``: a pair's second file, or None."""
     entry = {
         "file": str(path), "armature": armature, "status": "ok", "outputs": [str(output) for output in outputs],
         "frames": int(edited.clip.num_frames), "fps": round(float(edited.clip.fps), 6), "seconds": round(seconds, 3),

@@ -11,6 +11,7 @@ import itertools
 import json
 import os
 import pathlib
+import shutil
 import sys
 import time
 import typing
@@ -293,15 +294,16 @@ def _page(entries, kept, summary):
         return None
 
 
-def _move_aside(json_path, reason):
-    """Move a damaged report to ``<name>.damaged-<time>.json`` beside it; returns ``(new path, reason)``."""
+def _copy_aside(json_path, reason):
+    """Copy a damaged report to ``<name>.damaged-<time>.json`` beside it (the new report then takes its name); returns
+    ``(the copy's path, reason)``."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     aside = json_path.with_name(f"{json_path.stem}.damaged-{stamp}{json_path.suffix}")
     for number in itertools.count(2):
         if not aside.exists():
             break
         aside = json_path.with_name(f"{json_path.stem}.damaged-{stamp}-{number}{json_path.suffix}")
-    os.replace(json_path, aside)
+    shutil.copyfile(json_path, aside)
     return aside, reason
 
 
@@ -326,10 +328,15 @@ def write_reports(entries, json_path, summary, settings, keep_earlier=True):
             if page is None:
                 kept, notes, damage = [], [], "its entries are not ones this version can draw"
                 page = _page(entries, kept, summary)
-            moved = _move_aside(json_path, damage) if damage else None
+            moved = _copy_aside(json_path, damage) if damage else None
             document = {"entries": kept + entries, "settings": settings, "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
-            outputs.replace_all([(json_path, outputs.text_writer(json.dumps(document, separators=(",", ":"))), None),
-                                 (html_path, outputs.text_writer(page), None)])
+            try:
+                outputs.replace_all([(json_path, outputs.text_writer(json.dumps(document, separators=(",", ":"))), None),
+                                     (html_path, outputs.text_writer(page), None)])
+            except BaseException:  # the damaged report stays where it was (the group is all or none): the copy goes
+                if moved:
+                    moved[0].unlink(missing_ok=True)
+                raise
     except OSError as error:
         raise ReportError(f"cannot write the report {error.filename or json_path}: {error.strerror or error}") from None
     except outputs.OutputError as error:

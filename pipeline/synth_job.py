@@ -16,7 +16,7 @@ from . import engine_output, report
 
 
 def _clips(paths, options):
-    """:func:`.importers.several_clips`, but a problem with the first file is named by its path too, as the others' are (the
+    """:func:`..bridge.importers.several_clips`, but a problem with the first file is named by its path too, as the others' are (the
     report entry is the graph's)."""
     others = [importers.other_clip(path, options) for path in paths[1:]]
     try:

@@ -18,7 +18,7 @@ With ``loop`` the last piece also transitions into the first, and the cycle
 opens and closes on one frame of the first piece between its two transitions
 (the one that moves least against the piece's own motion), so the wrap shows
 the first piece's own motion; Make Loop's TRAVEL seam
-(:func:`..loop.make_loop`) then closes it, the travel accumulating from cycle
+(:func:`..loop.make.make_loop`) then closes it, the travel accumulating from cycle
 to cycle.
 """
 
@@ -143,7 +143,7 @@ class Composition:
 
     @property
     def grounded(self) -> bool:
-        """True when the body stays on the pieces' floor and at their heights throughout (see :mod:`..grounding`)."""
+        """True when the body stays on the pieces' floor and at their heights throughout (see :mod:`..measure.grounding`)."""
         return not grounding.stands_off(self.numbers.get("floor_offset_m", 0.0), self.numbers.get("pelvis_offset_m", 0.0))
 
 

@@ -431,7 +431,7 @@ def _left_out_notes(clip_a, clip_b, numbers, names, looped):
 
 def blend(clip_a: Clip, clip_b: Clip, weight: float | list | np.ndarray = 0.5, timing: str = "CONTACTS", shorter: str = "CLAMP",
           names: tuple[str, str] = ("A", "B")) -> measure.EditResult:
-    """The blend ``(1 - w) A + w B`` of two motions on A's skeleton, time-aligned, as an :class:`.measure.EditResult`.
+    """The blend ``(1 - w) A + w B`` of two motions on A's skeleton, time-aligned, as an :class:`..measure.edit.EditResult`.
 
     weight: B's weight, a number in [0, 1] or a curve over the result,
     ``(K, 2)`` rows (fraction of the result 0..1, weight) interpolated

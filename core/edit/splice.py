@@ -50,7 +50,7 @@ def split(clip: Clip, upper_root: str | None = None, positions: np.ndarray | Non
           label: str = "the lower clip") -> tuple[int, int, np.ndarray]:
     """(pelvis, upper root, upper-body mask ``(B,)``) of ``clip``'s skeleton.
 
-    The pelvis is the body's root (:func:`..transition.features.character_root`:
+    The pelvis is the body's root (:func:`..motion.features.character_root`:
     the travelling root, or the first bone below it where the legs branch).
     upper_root: a bone name; default the pelvis' child whose bones hold no
     foot, preferring one that holds the hands or head. positions: the clip's
@@ -179,7 +179,7 @@ def _upper_follow(lower, below, root, positions, headings):
 
 def splice(lower: Clip, upper: Clip, upper_root: str | None = None, timing: str = "AUTO", shorter: str = "CLAMP",
            names: tuple[str, str] = ("", "")) -> measure.EditResult:
-    """``upper``'s upper body on ``lower``'s lower body, on ``lower``'s skeleton and frames: an :class:`.measure.EditResult`.
+    """``upper``'s upper body on ``lower``'s lower body, on ``lower``'s skeleton and frames: an :class:`..measure.edit.EditResult`.
 
     upper_root: the upper body's first bone, by name (default found, see
     :func:`split`); it and every bone below it come from ``upper`` (bones

@@ -1,6 +1,6 @@
 """Edits of time: another frame rate (resample) or another speed (retime).
 
-Both sample the clip at fractional frame times (:mod:`..sampling`), computed
+Both sample the clip at fractional frame times (:mod:`..motion.sampling`), computed
 from the frame number directly, never accumulated, so nothing drifts over a
 long take. Both keep the first and the last pose: the root's whole travel is
 kept, and a loop stays a loop. Frames keep their numbers from the clip's first.

@@ -1,6 +1,6 @@
 """What each game engine expects of an exported animation: file format, units, root bone, loop mode and names.
 
-Plain data, no Blender: the exporter (:mod:`pipeline.export`) applies a
+Plain data, no Blender: the exporter (:mod:`bridge.export`) applies a
 profile, the command line and the sidebar offer the same four.
 """
 

@@ -49,7 +49,7 @@ class RootMotion:
     in_place: bool = False
 
     def as_edit(self) -> EditResult:
-        """The extraction as an :class:`~..edit.measure.EditResult` (edit ``root``, or ``inplace``), written like any edit.
+        """The extraction as an :class:`~..measure.edit.EditResult` (edit ``root``, or ``inplace``), written like any edit.
 
         It keeps a loop a loop: the body repeats and the root's last sample is one cycle's travel.
         """
@@ -179,7 +179,7 @@ def extract_root_motion(clip: Clip, mode: str = "HEADING", root_name: str = "roo
                         cyclic: bool = False, height: str = "PELVIS") -> RootMotion:
     """Move the character's travel onto a root bone; every other bone keeps its world pose.
 
-    clip: a :class:`~.clip.Clip` (Z up). mode: one of :data:`MODES`;
+    clip: a :class:`~..motion.clip.Clip` (Z up). mode: one of :data:`MODES`;
     height: one of :data:`HEIGHTS`.
     root_name: the bone added when the clip's top bone cannot carry the
     travel (ClipError if another bone has that name). smoothing: seconds of

@@ -28,7 +28,7 @@ Schema (version 1); frames are the clips' own frame numbers, times seconds::
                    "hold_frames": int, "min_jump_frames": int, "joints": [str]}
     }
 
-Distances are squared feature distances (see :mod:`.build`). Nodes are
+Distances are squared feature distances (see :mod:`..graph.build`). Nodes are
 sorted by clip, then frame; edges by their ``from`` node. Stats keys past
 ``library_frames``, a clip's ``bones`` and an edge's ``blend`` came later:
 files without them still read. A cost a rounding below 0 (at most
@@ -84,7 +84,7 @@ def _refuse_constant(name):
 
 
 def read_graph_file(path: str | os.PathLike) -> MotionGraph:
-    """The :class:`.build.MotionGraph` in the JSON file at ``path`` (a ``pathlib.Path``); GraphError saying why it is none.
+    """The :class:`..graph.build.MotionGraph` in the JSON file at ``path`` (a ``pathlib.Path``); GraphError saying why it is none.
 
     Only a regular file up to :data:`MAX_FILE_BYTES` is read (a FIFO would
     block, a huge file fill the memory), and all of it is checked by
@@ -107,7 +107,7 @@ def read_graph_file(path: str | os.PathLike) -> MotionGraph:
 
 
 def graph_from_text(text: str) -> MotionGraph:
-    """The :class:`.build.MotionGraph` in JSON ``text``, checked in full (:func:`graph_from_json`); GraphError saying why it is none."""
+    """The :class:`..graph.build.MotionGraph` in JSON ``text``, checked in full (:func:`graph_from_json`); GraphError saying why it is none."""
     try:
         document = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
@@ -185,7 +185,7 @@ def _check_settings(settings):
 
 
 def graph_from_json(data: object) -> MotionGraph:
-    """A :class:`.build.MotionGraph` from :func:`graph_to_json`'s dict; GraphError naming the first thing wrong (see the module)."""
+    """A :class:`..graph.build.MotionGraph` from :func:`graph_to_json`'s dict; GraphError naming the first thing wrong (see the module)."""
     if not isinstance(data, dict):
         raise GraphError(f"a motion graph must be a JSON object, got {type(data).__name__}")
     if data.get("version") != VERSION or isinstance(data.get("version"), bool):
@@ -216,7 +216,10 @@ def _sha256(chunks) -> str:
 
 
 def file_checksum(path: str | os.PathLike) -> str:
-    """The SHA-256 (hex) of a clip's file, recorded in the graph: a clip file changed since the graph was built is refused."""
+    """The SHA-256 (hex) of a clip's file, recorded in the graph: a clip file changed since the graph was built is refused.
+    GraphError for what is not a regular file (a FIFO would block), OSError when it cannot be read."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise GraphError("it is not a regular file")
     with open(path, "rb") as stream:
         return _sha256(iter(lambda: stream.read(1 << 20), b""))
 

@@ -2,7 +2,7 @@
 
 Frames: ``node["frame"]`` is a clip's own frame number (``clip.frames``);
 inside this module, 0-based indices. Times are seconds, distances the
-squared feature distances of :mod:`..transition.features` summed over a
+squared feature distances of :mod:`..motion.features` summed over a
 window (the clips' length unit squared, metres for imported mocap).
 
 Every window of :data:`WINDOW_SECONDS` in the library is compared with
@@ -23,7 +23,7 @@ stuck at a clip's end.
 Threshold rule (``threshold=None``), one threshold per pair of clips. The
 transition engine judges a blend against the two clips it joins, never
 against the library: a transition stays unseen when its accelerations stay
-within the larger of the two clips' own (:mod:`..transition.measure`), and its
+within the larger of the two clips' own (:mod:`..measure.transition`), and its
 root speed and turning within the clips' own. A run moves more than a walk,
 so its windows lie further from everything, and the blends into and out of
 it hide more. The graph measures each clip the same way, by its own
@@ -83,7 +83,7 @@ EXPLAINED = 12  # left-out clips whose including tolerance is searched (each sea
 
 @dataclass
 class MotionGraph:
-    """A motion graph, JSON-ready (plain lists and dicts, see :mod:`.json_io`).
+    """A motion graph, JSON-ready (plain lists and dicts, see :mod:`..formats.graph_json`).
 
     clips: ``{"name", "frames", "fps", "first_frame"}`` per clip (frames: how
     many). nodes: ``{"id", "clip" (index), "frame" (frame number)}``. edges:
@@ -183,12 +183,12 @@ def _travelling_velocities(pose, root, indices, axis, dt):
 def library_features(clips: list[Clip], joints: str | list | None = None) -> tuple[list[np.ndarray], list[str]]:
     """Pose features ``[(F_c, 6 J)]`` float32 of every clip, comparable with each other, and the joint names used.
 
-    As :func:`..transition.features.stack_features`: character-space joint
-    positions, then velocities times :data:`..transition.features.VELOCITY_TIME`,
+    As :func:`..motion.features.stack_features`: character-space joint
+    positions, then velocities times :data:`..motion.features.VELOCITY_TIME`,
     each joint scaled by the square root of its weight (the first clip's
     bone lengths), every clip's heading measured about one axis of its
     root; but velocities keep the travel (see :func:`_travelling_velocities`).
-    joints: see :func:`..transition.features.joint_indices` (chosen on the first clip).
+    joints: see :func:`..motion.features.joint_indices` (chosen on the first clip).
     """
     poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in clips]
     roots = [pose_features.character_root(clip, pose) for clip, pose in zip(clips, poses)]

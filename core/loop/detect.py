@@ -15,7 +15,7 @@
    distance between the frames around start and end, weighted against seams
    at violent moments (heel strikes), where any cut shows most.
 4. Each candidate's score is the seam visibility a raw cut there would have
-   (see :mod:`.metrics`); grades: GOOD below 1.5 with a correlation of at
+   (see :mod:`..measure.seam`); grades: GOOD below 1.5 with a correlation of at
    least 0.8, FAIR below 5 with at least 0.5, else POOR, the spirit of
    Unity's green/yellow/red loop-match lamp.
 """
@@ -94,7 +94,7 @@ class _Motion:
 def raw_visibility(clip: Clip, start: int, end: int) -> float:
     """Seam visibility of cutting frame indices start..end into a loop without stitching.
 
-    Exactly what :func:`.metrics.seam_metrics` reports for that raw cut, with
+    Exactly what :func:`..measure.seam.seam_metrics` reports for that raw cut, with
     the root Make Loop would choose for it.
     """
     segment = clip.slice_frames(start, end + 1)

@@ -95,7 +95,7 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
     "" to find the moving root. loop_mode: CLAMP keeps the last frame equal
     to the first (Blender's convention), WRAP drops it for engines that wrap
     last-to-first. lock_feet: re-solve the legs so planted feet slide no
-    more than in the raw clip (see :mod:`.footlock`).
+    more than in the raw clip (see :mod:`..motion.footlock`).
     """
     params = params or stitch.StitchParameters()
     if loop_mode not in LOOP_MODES:
@@ -167,7 +167,7 @@ def kept_trial(seams: list[SeamMetrics], skates: list[bool] | None = None, off: 
     """Index of the loop AUTO keeps among ``seams`` (:class:`SeamMetrics`, simplest method first).
 
     off: per loop, whether its body leaves the cut's floor or heights (see
-    :mod:`.grounding`); one that does gives way to any that does not and
+    :mod:`..measure.grounding`); one that does gives way to any that does not and
     plays no more visibly than an ordinary frame (or within
     :data:`SKATING_MARGIN` of the least visible, when none does). skates:
     per loop, whether its feet slide at the seam beyond the take's own; of

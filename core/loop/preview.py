@@ -1,7 +1,7 @@
 """What the report draws of a loop: the worst joint's motion across the seam and the loop's stick figure.
 
 The loop and the raw cut are played ``cycles`` times, each cycle chained to
-the previous one by the travelling root as :func:`.played.chained_positions`
+the previous one by the travelling root as :func:`..motion.cycles.chained_positions`
 and the seam metrics play them, so a seam shows where the cycles meet.
 Positions are armature space, Z up, in the clip's length unit (metres for
 imported mocap); times are seconds.

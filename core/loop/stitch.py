@@ -61,7 +61,7 @@ class StitchParameters:
 
     The defaults follow the published inertialization demo: half-lives 0.1 s,
     cubic blends 0.2 s, softfade 0.4 s at hardness 16, ratio 0.5. method:
-    one of :data:`CHOICES`; AUTO is resolved by :func:`.loop.make_loop` (see
+    one of :data:`CHOICES`; AUTO is resolved by :func:`.make.make_loop` (see
     :meth:`candidates`), the stitching functions take a method.
     """
 

@@ -48,7 +48,7 @@ def joint_positions(clip: Clip) -> np.ndarray:
 
 
 def _toes(clip):
-    """The clip's toe joints (:func:`..contacts.toe_joints`): by name, else the two lowest on frames spread over the clip."""
+    """The clip's toe joints (:func:`..motion.contacts.toe_joints`): by name, else the two lowest on frames spread over the clip."""
     named = contacts.toe_joints(clip.bone_names)
     if len(named):
         return named
@@ -69,7 +69,7 @@ def _planted_speed(positions, planted, dt):
 
 
 def toe_skating(clip: Clip, positions: np.ndarray | None = None) -> float:
-    """Mean horizontal toe speed while in contact over the whole clip, per second (:func:`..contacts.toe_skating`).
+    """Mean horizontal toe speed while in contact over the whole clip, per second (:func:`..motion.contacts.toe_skating`).
 
     positions: the clip's joint positions ``(F, B, 3)`` when already known;
     otherwise only the toes and the bones above them are posed (cheap on long takes).

@@ -52,7 +52,7 @@ def stands_off(floor_offset: float, pelvis_offset: float) -> bool:
 
 
 def legs(bone_names: tuple, parents: np.ndarray, positions: np.ndarray | None = None) -> tuple[np.ndarray, int]:
-    """(the foot joints ``(k,)``, the pelvis): feet as :func:`.contacts.foot_joints` finds them, the pelvis where their chains meet.
+    """(the foot joints ``(k,)``, the pelvis): feet as :func:`..motion.contacts.foot_joints` finds them, the pelvis where their chains meet.
 
     positions ``(F, B, 3)`` help find feet that no name gives. The pelvis is
     the lowest bone above every foot (the hips of a biped; the root when the

@@ -26,7 +26,7 @@ class TransitionMetrics:
     clips_heading_rate: float  # the same, the largest anywhere in either clip
     skating: float  # mean horizontal toe speed while in contact in the window, per second
     clips_skating: float  # the same over each whole clip, the larger of the two
-    floor_offset: float = 0.0  # how far the feet leave the clips' floor anywhere in the result (see :mod:`..grounding`), clip units
+    floor_offset: float = 0.0  # how far the feet leave the clips' floor anywhere in the result (see :mod:`.grounding`), clip units
     pelvis_offset: float = 0.0  # how far the pelvis leaves the clips' heights anywhere in the result, clip units
 
     def summary(self) -> str:
@@ -37,7 +37,7 @@ class TransitionMetrics:
 
     @property
     def grounded(self) -> bool:
-        """True when the body stays on the clips' floor and at their height (within :data:`..grounding.TOLERANCE`)."""
+        """True when the body stays on the clips' floor and at their height (within :data:`.grounding.TOLERANCE`)."""
         return not grounding.stands_off(self.floor_offset, self.pelvis_offset)
 
 
@@ -65,7 +65,7 @@ def clip_positions(clip: Clip, names: tuple | list) -> np.ndarray:
 
 def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tuple | list | None = None,
                        made_from: tuple | None = None) -> TransitionMetrics:
-    """:class:`TransitionMetrics` of a :class:`.blend.TransitionResult` made from ``clip_a`` and ``clip_b``.
+    """:class:`TransitionMetrics` of a :class:`..transition.blend.TransitionResult` made from ``clip_a`` and ``clip_b``.
 
     The window is measured from one frame before its first to one after its
     last. The yardstick for each joint's acceleration is the larger of the

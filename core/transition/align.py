@@ -177,7 +177,7 @@ def floor_frames(poses: tuple | list) -> tuple[np.ndarray, np.ndarray]:
     """Horizontal positions ``(n, 2)`` and headings ``(n,)`` of roots at (clip, frame index, root bone) triples.
 
     Headings are measured on one axis of the root (see
-    :func:`..root.heading_axis`) chosen over all the clips' frames.
+    :func:`..motion.root.heading_axis`) chosen over all the clips' frames.
     """
     roots = [root_motion.root_frames(clip, root)[0] for clip, _, root in poses]
     rotations = [quat.from_matrix(pose[:, :3, :3]) for pose in roots]

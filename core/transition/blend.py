@@ -6,7 +6,7 @@ unit (metres for imported mocap), angles radians. Two blends:
 - INERTIALIZE switches to B at once and decays the offset between them (A's
   pose and velocity minus B's at the switch; rotations as rotation vectors
   applied on the left) to zero over the blend with the looping seed's cubic.
-  Across the switch the discrete seam mismatch (:func:`..cycles.seam_mismatch`)
+  Across the switch the discrete seam mismatch (:func:`..motion.cycles.seam_mismatch`)
   is B's own: position and velocity stay continuous.
 - CROSSFADE slerps local rotations and lerps locations from A, played on past
   its frame, to B under a weight curve, optionally along time-warped pairs.
@@ -16,7 +16,7 @@ frame in character space and its heading rate are blended and integrated
 from A's character frame at the switch, while its height and tilt
 blend like any channel. B after the blend is aligned to where that leaves
 the character. Feet planted in A before the switch and in B after it are
-then kept planted with :func:`..footlock.lock_feet`.
+then kept planted with :func:`..motion.footlock.lock_feet`.
 """
 
 from dataclasses import dataclass
@@ -177,7 +177,7 @@ def _joined(parts):
 
 
 def _planted(result, reference, blended):
-    """``result`` with the legs :func:`..footlock.lock_feet` re-solved around the blend, and the frames it changed ``(F,)``.
+    """``result`` with the legs :func:`..motion.footlock.lock_feet` re-solved around the blend, and the frames it changed ``(F,)``.
 
     blended: mask ``(F,)`` of the frames the blend changed. lock_feet closes
     a loop; played forward then back, the transition is a closed loop whose

@@ -1,7 +1,7 @@
 """Distance maps between the frames of two clips, in blocks of matrix products.
 
 ``D[i, j] = ||a_i - b_j||^2`` for feature rows ``a_i`` of clip A and ``b_j``
-of clip B (see :mod:`.features`), windowed Kovar-style:
+of clip B (see :mod:`..motion.features`), windowed Kovar-style:
 ``W[i, j] = sum_k D[i + k, j + k]`` over ``window`` frames, so velocities
 and timing count, not single poses. Each block is one float32 product of
 features extended so that it yields ``||a||^2 + ||b||^2 - 2 a.b`` directly;

@@ -42,7 +42,7 @@ class Transition:
     window: (first, last) 0-based indices into clip's frames that the blend changed.
     frame_a, frame_b: the transition's frame numbers in A and in B.
     method: "INERTIALIZE" or "CROSSFADE", as used. length: the blend, seconds.
-    metrics: :func:`.measure.transition_metrics` of the result.
+    metrics: :func:`..measure.transition.transition_metrics` of the result.
     candidates: :class:`.points.Candidate` ranked (frame numbers), [] when the point was given.
     distance: ``(n, m)`` float32 windowed distance map over the searched region,
     each cell the minimum of the block of frame pairs it stands for (at most

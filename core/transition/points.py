@@ -36,7 +36,7 @@ class Candidate:
 
 
 def _planted_feet(clip, pose, ankles):
-    """Mask ``(F, legs)``: a leg's foot (its ankle or a bone below it) is planted, see :func:`..contacts.detect_contacts`."""
+    """Mask ``(F, legs)``: a leg's foot (its ankle or a bone below it) is planted, see :func:`..motion.contacts.detect_contacts`."""
     positions = pose[..., :3, 3]
     planted = np.zeros((clip.num_frames, len(ankles)), dtype=bool)
     for leg, ankle in enumerate(ankles):  # one vector pass per leg
@@ -91,7 +91,7 @@ def matching_features(clip_a: Clip, clip_b: Clip, joints: str | list | None = No
                       weights: str | np.ndarray = "length", labels: tuple[str, str] = align.CLIP_LABELS) -> tuple[np.ndarray, np.ndarray]:
     """Pose features (fa ``(Fa, K)``, fb ``(Fb, K)``) float32 of two clips, comparable with each other.
 
-    joints: see :func:`.features.joint_indices`, chosen on A and found by
+    joints: see :func:`..motion.features.joint_indices`, chosen on A and found by
     name in B (TransitionError if B lacks one given by name; a named set
     keeps the joints both have), weighted alike: weights is
     "length" (A's bone lengths), "uniform" or one weight per joint; both

@@ -210,3 +210,13 @@ def test_the_compiled_job_run_here_writes_what_one_run_writes(mocap_dir, tmp_pat
     for name in written:
         assert (farm / name).read_bytes() == (single / name).read_bytes(), name
     assert "6 looped, 0 failed" in merged.stdout
+
+
+def test_a_folder_holding_the_whole_runs_report_beside_the_parts_merges(tmp_path, capsys):
+    _write_part(tmp_path, 1, 2, ["a.bvh"])
+    _write_part(tmp_path, 2, 2, ["b.bvh"])
+    reports.write_reports([], tmp_path / "parts" / reports.DEFAULT_NAME, "", {"command": "make-loop", "shard": None})
+    (tmp_path / "parts" / "loopsmith_report.damaged-20260101-000000.json").write_text("{not json")
+    code, printed = _merge(capsys, tmp_path / "parts")
+    assert code == 1 and "broken b.bvh" in printed.err and "is not" not in printed.err
+    assert len(json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"]) == 2

@@ -168,3 +168,18 @@ def test_merge_reports_names_a_hostile_part_in_one_line(tmp_path):
 def test_entries_of_an_earlier_version_without_a_unit_are_summed_up():
     earlier = dict(report.error_entry("walk.bvh", "a reason", 0.0), status="ok", **{"import": {"bvh_scale": 0.01}})
     assert reports.scales_used([earlier]) == ["BVH scale 0.01 m per unit (1 file): unit not recorded"]
+
+
+def test_a_damaged_report_stays_where_it_was_when_the_new_one_cannot_be_written(tmp_path, monkeypatch):
+    path = tmp_path / "loopsmith_report.json"
+    _write(path, DAMAGED["not JSON"][0])
+
+    def disk_full(text):
+        def write(target):
+            raise OSError(28, "No space left on device")
+        return write
+
+    monkeypatch.setattr(checkout_module("files.outputs"), "text_writer", disk_full)
+    with pytest.raises(reports.ReportError, match="No space left on device"):
+        reports.write_reports([_entry(tmp_path / "walk.bvh")], path, "this run", {})
+    assert path.read_text() == DAMAGED["not JSON"][0] and sorted(p.name for p in tmp_path.iterdir()) == ["loopsmith_report.json"]
