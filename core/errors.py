@@ -42,3 +42,53 @@ class CompositionError(LoopsmithError):
 
 class GraphError(LoopsmithError):
     """A motion graph that cannot be built, read or walked as asked."""
+
+
+class AcclaimError(LoopsmithError):
+    """An Acclaim skeleton (ASF) or motion (AMC) that cannot be read or written as asked.
+
+    ``path`` (the file, or None for text given directly), ``line`` (1-based, or None where no single line is to blame) and
+    ``reason`` are kept as attributes; the message reads ``05_01.amc line 1234: reason``.
+    """
+
+    def __init__(self, reason: str, path: object = None, line: int | None = None):
+        name = str(path).replace("\\", "/").rsplit("/", 1)[-1] if path is not None else None  # the file's name, as a user sees it
+        place = " ".join(part for part in (name, f"line {line}" if line is not None else None) if part)
+        super().__init__(f"{place}: {reason}" if place else reason)
+        self.path, self.line, self.reason = path, line, reason
+
+
+class AudioError(LoopsmithError):
+    """An audio file that cannot be used: missing, corrupt or in a format the reader does not support.
+
+    ``path`` (the file as given, or a description of samples given directly) and ``reason`` are kept as attributes; the
+    message reads ``cannot read audio song.wav: reason``.
+    """
+
+    def __init__(self, path: object, reason: str, message: str | None = None):
+        super().__init__(message or f"cannot read audio {path}: {reason}")
+        self.path, self.reason = path, reason
+
+
+class NoSteadyBeat(AudioError):
+    """Audio without a steady beat to track: silence, speech, noise, or a song shorter than one bar (4 beats).
+
+    The message reads ``no steady beat found in song.wav (reason)``.
+    """
+
+    def __init__(self, path: object, reason: str):
+        super().__init__(path, reason, f"no steady beat found in {path} ({reason})")
+
+
+class SyncError(LoopsmithError):
+    """A motion that cannot be retimed to a song's beats: a tempo its keyposes cannot reach within the stretch allowed,
+    too few keyposes or beats.
+
+    ``clip`` (the clip's name as the user knows it) and ``stretch`` (the speed it would need, 1 = as captured, or None
+    where no speed is to blame) are kept as attributes; the message reads
+    ``walk.bvh would need 1.43x to meet 150 BPM; --max-stretch allows 0.8-1.25x``.
+    """
+
+    def __init__(self, message: str, clip: str | None = None, stretch: float | None = None):
+        super().__init__(message)
+        self.clip, self.stretch = clip, stretch

@@ -37,8 +37,12 @@ venv() {  # venv NAME REQUIREMENT... -> prints the venv's python
   echo "$dir/bin/python"
 }
 
+# Test-only references for the core's beat tracker (tests/core/test_music_beats.py, bench/bench_beats.py): librosa's
+# beat_track to compare with and soundfile to decode the shared OGG. Never a dependency of the add-on or of core/.
+core_requirements=("librosa==0.11.0" "soundfile==0.14.0")
+
 core_venv() {  # core_venv -> prints the python of the venv without bpy
-  venv core "${common_requirements[@]}"
+  venv core "${common_requirements[@]}" "${core_requirements[@]}"
 }
 
 bpy_venv() {  # bpy_venv VERSION -> prints the python of the venv with bpy==VERSION and Dask, the checkout linked as `loopsmith`

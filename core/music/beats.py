@@ -1,0 +1,155 @@
+"""Beat times from audio: the onset envelope, its tempo, then the beats by dynamic programming over the envelope
+(the method of Ellis 2007, "Beat tracking by dynamic programming", as librosa's ``beat_track`` implements it).
+
+The envelope, divided by its standard deviation and smoothed by a narrow Gaussian, is each frame's local score. A
+frame's cumulative score is its local score plus the best, over earlier frames half a period to two periods back,
+of their cumulative score minus ``tightness * log(interval / period) ** 2``; the beats are the backtrace from the
+last strong peak of the cumulative score (a sequence starts afresh wherever no predecessor adds to the score),
+without the weak beats before the music starts and after it ends. Since every candidate predecessor lies at least half a period back, the frames of one half period are scored
+together as one (frames, candidates) array.
+"""
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import NoSteadyBeat
+from .audio import wav_blocks, wav_info
+from .onset import Envelope, onset_strength
+from .tempo import Tempo, estimate_tempo
+
+TIGHTNESS = 100.0  # weight of the log-interval deviation from the period in the transition cost
+MIN_CONFIDENCE = 0.4  # below this periodicity there is no steady beat: synthesized speech reaches 0.31, music 0.6-0.85
+BAR = 4  # beats: audio shorter than one bar has no beat to track
+F_WINDOW = 0.07  # seconds: a detected beat within this of a reference beat is a hit
+
+
+@dataclass(frozen=True)
+class Beats:
+    """Beats found in audio: ``tempo_bpm``, ``times`` (beats,) in seconds, the onset ``envelope`` (frames,) with
+    frame ``k`` at ``k / frame_rate`` seconds (for plotting) and ``confidence`` in [0, 1] (the envelope's
+    periodicity at the tempo)."""
+
+    tempo_bpm: float
+    times: np.ndarray
+    envelope: np.ndarray
+    frame_rate: float
+    confidence: float
+
+    @property
+    def frames(self) -> np.ndarray:
+        """The beats as envelope frame indices, shape (beats,)."""
+        return np.round(self.times * self.frame_rate).astype(int)
+
+
+def local_score(envelope: np.ndarray, period: float) -> np.ndarray:
+    """The envelope (frames,) over its standard deviation, smoothed by a Gaussian of ``period / 32`` frames."""
+    scaled = envelope / (envelope.std(ddof=1) + 1e-12) if len(envelope) > 1 else envelope.astype(float)
+    half = int(round(period))
+    kernel = np.exp(-0.5 * (np.arange(-half, half + 1) * 32.0 / period) ** 2)
+    return np.convolve(scaled, kernel, mode="same")[: len(envelope)]
+
+
+def dynamic_program(score: np.ndarray, period: float, tightness: float = TIGHTNESS) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative scores (frames,) and backlinks (frames,) (-1: no earlier beat) of the best beat sequence ending
+    at each frame of local ``score`` (frames,), for a beat ``period`` in frames."""
+    count = len(score)
+    nearest, farthest = max(1, int(round(period / 2))), max(2, int(round(2 * period)))
+    lags = np.arange(nearest, farthest + 1)
+    penalty = -tightness * np.log(lags / period) ** 2
+    cumulative = np.full(farthest + count, -np.inf)  # frame i at farthest + i; -inf before the audio
+    backlink = np.full(count, -1, dtype=np.int64)
+    # the first beat must be on some sound: frames before the first strong one start a sequence afresh
+    strong = np.flatnonzero(score >= 0.01 * score.max()) if count else np.zeros(0, int)
+    first = int(strong[0]) if len(strong) else count
+    for start in range(0, count, nearest):
+        frames = np.arange(start, min(start + nearest, count))
+        candidates = cumulative[farthest + frames[:, None] - lags[None, :]] + penalty
+        best = candidates.argmax(axis=1)
+        best_score = candidates[np.arange(len(frames)), best]
+        follows = (best_score > 0.0) & (frames >= first)  # else a sequence starts afresh here: never worse
+        cumulative[farthest + frames] = score[frames] + np.where(follows, best_score, 0.0)
+        backlink[frames] = np.where(follows, frames - lags[best], -1)
+    return cumulative[farthest:], backlink
+
+
+def _backtrace(cumulative: np.ndarray, backlink: np.ndarray) -> np.ndarray:
+    """Beat frames (beats,), ascending, from the last local maximum of ``cumulative`` at least half their median."""
+    inner = cumulative[1:-1]
+    peaks = np.flatnonzero((inner > cumulative[:-2]) & (inner >= cumulative[2:])) + 1
+    if len(peaks) == 0:
+        return np.zeros(0, dtype=np.int64)
+    tail = peaks[np.flatnonzero(cumulative[peaks] >= 0.5 * np.median(cumulative[peaks]))[-1]]
+    beats = [int(tail)]
+    while backlink[beats[-1]] >= 0:  # one step per beat
+        beats.append(int(backlink[beats[-1]]))
+    return np.array(beats[::-1], dtype=np.int64)
+
+
+def _trim(beats: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """``beats`` without those before the first or after the last frame whose local score passes half the RMS of
+    the beats' (Hann-smoothed) scores: beats placed in the silence before or after the music."""
+    if len(beats) == 0:
+        return beats
+    smooth = np.convolve(score[beats], np.hanning(5)[1:-1] / 2.0, mode="same")
+    strong = np.flatnonzero(score > 0.5 * np.sqrt(np.mean(smooth ** 2)))
+    if len(strong) == 0:
+        return beats[:0]
+    return beats[(beats >= strong[0]) & (beats <= strong[-1])]
+
+
+def beats_from_envelope(envelope: Envelope, source: object = "the audio", tightness: float = TIGHTNESS,
+                        min_confidence: float = MIN_CONFIDENCE) -> Beats:
+    """Track the beats in an onset ``envelope``; ``source`` names the audio in errors.
+
+    Raises :class:`NoSteadyBeat` for silence, for an envelope without periodicity (confidence below
+    ``min_confidence``: speech, noise) and for audio shorter than one bar of four beats.
+    """
+    values = envelope.values
+    if len(values) < 3 or not np.any(values > 0):
+        raise NoSteadyBeat(source, "silence")
+    tempo: Tempo = estimate_tempo(values, envelope.frame_rate)
+    if len(values) < BAR * tempo.period:
+        raise NoSteadyBeat(source, f"{envelope.seconds:.2f} s is shorter than one bar of {BAR} beats at "
+                                   f"{tempo.bpm:.0f} BPM")
+    if tempo.confidence < min_confidence:
+        raise NoSteadyBeat(source, f"periodicity {tempo.confidence:.2f} below {min_confidence:.2f}: noise or speech")
+    score = local_score(values, tempo.period)
+    cumulative, backlink = dynamic_program(score, tempo.period, tightness)
+    frames = _trim(_backtrace(cumulative, backlink), score)
+    if len(frames) < BAR:
+        raise NoSteadyBeat(source, f"{len(frames)} beats, fewer than one bar of {BAR}")
+    return Beats(tempo.bpm, frames / envelope.frame_rate, values, envelope.frame_rate, tempo.confidence)
+
+
+def track_beats(audio: np.ndarray | Iterable[np.ndarray], rate: float, source: object = "the audio",
+                tightness: float = TIGHTNESS, min_confidence: float = MIN_CONFIDENCE) -> Beats:
+    """The tempo and beats of mono ``audio`` at ``rate`` Hz: samples in [-1, 1], shape (samples,), or an iterable of
+    such blocks (an hour in blocks needs only the envelope in memory). See :func:`beats_from_envelope`."""
+    return beats_from_envelope(onset_strength(audio, rate), source, tightness, min_confidence)
+
+
+def track_wav(path: str | os.PathLike, tightness: float = TIGHTNESS, min_confidence: float = MIN_CONFIDENCE) -> Beats:
+    """The tempo and beats of the WAV file at ``path``, read in blocks; :class:`~core.errors.AudioError` when it
+    cannot be read, :class:`~core.errors.NoSteadyBeat` when it has no beat."""
+    return track_beats(wav_blocks(path), wav_info(path).rate, os.fspath(path), tightness, min_confidence)
+
+
+def f_measure(detected: np.ndarray, reference: np.ndarray, window: float = F_WINDOW) -> float:
+    """The beat-tracking F-measure of ``detected`` against ``reference`` beat times (seconds, any order): each
+    reference beat matches at most one detected beat within ``window`` seconds (maximal one-to-one matching);
+    F = 2 * matches / (detected + reference). 1.0 when both are empty."""
+    detected, reference = np.sort(np.asarray(detected, float)), np.sort(np.asarray(reference, float))
+    if len(detected) + len(reference) == 0:
+        return 1.0
+    matches = i = j = 0
+    while i < len(detected) and j < len(reference):  # greedy left to right is a maximum matching on a line
+        if abs(detected[i] - reference[j]) <= window:
+            matches, i, j = matches + 1, i + 1, j + 1
+        elif detected[i] < reference[j]:
+            i += 1
+        else:
+            j += 1
+    return 2.0 * matches / (len(detected) + len(reference))

@@ -1,0 +1,323 @@
+"""Beat tracking on synthesized tracks with known beats, on a real house loop against librosa, and on bad input.
+
+Every track is generated here, deterministically (fixed seeds), at 22050 Hz, and written to a temporary WAV so the
+reader is exercised too. librosa and soundfile are test-only: the tests that compare with librosa skip without it.
+"""
+
+import pathlib
+import wave
+
+import numpy as np
+import pytest
+
+from core.errors import AudioError, LoopsmithError, NoSteadyBeat
+from core.music import f_measure, onset_strength, read_wav, track_beats, track_wav, wav_blocks
+from core.music.beats import dynamic_program
+
+RATE = 22050
+HOUSE = pathlib.Path(__file__).resolve().parents[3] / "shared" / "music" / "house_lo.ogg"
+
+
+# --- synthesized sounds and tracks ---------------------------------------------------------------------------------
+
+def _place(out, times, sound, gain):
+    for time in times:
+        start = int(round(time * RATE))
+        count = min(len(sound), len(out) - start)
+        if count > 0:
+            out[start: start + count] += gain * sound[:count]
+
+
+def _decay(seconds, tau):
+    t = np.arange(int(seconds * RATE)) / RATE
+    return t, np.exp(-t / tau)
+
+
+def _click():
+    t, envelope = _decay(0.02, 0.004)
+    return np.sin(2 * np.pi * 1000 * t) * envelope
+
+
+def _kick():
+    t, envelope = _decay(0.25, 0.12)
+    sweep = np.sin(2 * np.pi * np.cumsum(50 + 100 * np.exp(-t / 0.03)) / RATE)  # 150 -> 50 Hz
+    beater = np.random.default_rng(3).standard_normal(len(t)) * np.exp(-t / 0.004)
+    return sweep * envelope + 0.5 * beater
+
+
+def _snare():
+    t, envelope = _decay(0.18, 0.05)
+    return (0.6 * np.random.default_rng(1).standard_normal(len(t)) + 0.5 * np.sin(2 * np.pi * 190 * t)) * envelope
+
+
+def _hat():
+    t, envelope = _decay(0.05, 0.012)
+    return 0.3 * np.diff(np.random.default_rng(2).standard_normal(len(t) + 1)) * envelope
+
+
+def _grid(bpm, seconds, start=0.5):
+    return np.arange(start, seconds - 0.1, 60.0 / bpm)
+
+
+def _drums(beats, seconds):
+    """Kick on beats 1 and 3, snare on 2 and 4, hi-hats on eighths."""
+    out = np.zeros(int(seconds * RATE))
+    _place(out, beats[0::2], _kick(), 0.8)
+    _place(out, beats[1::2], _snare(), 0.5)
+    _place(out, np.concatenate([beats, (beats[:-1] + beats[1:]) / 2]), _hat(), 0.3)
+    return out
+
+
+def clicks(bpm=120.0, seconds=30.0):
+    beats = _grid(bpm, seconds)
+    out = np.zeros(int(seconds * RATE))
+    _place(out, beats, _click(), 0.8)
+    return out, beats
+
+
+def kick_snare(bpm=100.0, seconds=30.0):
+    beats = _grid(bpm, seconds)
+    return _drums(beats, seconds), beats
+
+
+def tempo_ramp(first=110.0, last=121.0, seconds=30.0):
+    """Drums whose tempo rises linearly in time by 10%: each beat's interval is that of the tempo where it starts."""
+    beats = [0.5]
+    while True:
+        following = beats[-1] + 60.0 / (first + (last - first) * beats[-1] / seconds)
+        if following > seconds - 0.1:
+            break
+        beats.append(following)
+    beats = np.array(beats)
+    return _drums(beats, seconds), beats
+
+
+def with_pause(bpm=100.0, seconds=30.0):
+    """Drums with two bars of silence in the middle; the beat goes on through the rest, so the known beats do too."""
+    out, beats = kick_snare(bpm, seconds)
+    out[int((beats[12] - 0.05) * RATE): int((beats[20] - 0.05) * RATE)] = 0.0
+    return out, beats
+
+
+def song(bpm=128.0, seconds=30.0):
+    """Four-on-the-floor drums with off-beat hats and a chord each bar (a four-chord loop, decaying)."""
+    beats = _grid(bpm, seconds)
+    out = np.zeros(int(seconds * RATE))
+    _place(out, beats, _kick(), 0.7)
+    _place(out, beats[1::2], _snare(), 0.35)
+    _place(out, beats + 30.0 / bpm, _hat(), 0.3)
+    for bar, start in enumerate(beats[::4]):
+        t = np.arange(int(4 * 60.0 / bpm * RATE)) / RATE
+        root = (220.0, 174.61, 261.63, 196.0)[bar % 4]
+        tone = sum(np.sin(2 * np.pi * root * ratio * harmonic * t) / harmonic for ratio in (1, 1.26, 1.5) for harmonic in (1, 2, 3))
+        _place(out, [start], 0.05 * np.minimum(1, t / 0.01) * np.exp(-t / 1.2) * tone, 1.0)
+    return out, beats
+
+
+def speech_like(seconds=20.0, seed=5):
+    """Amplitude-modulated noise and voiced buzz in syllables of irregular lengths and gaps, phrases apart."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros(int(seconds * RATE))
+    noise = np.convolve(rng.standard_normal(len(out)), np.ones(4) / 4, mode="same")
+    time = 0.3
+    while time < seconds - 0.5:
+        for _ in range(rng.integers(2, 9)):
+            length = rng.uniform(0.08, 0.3)
+            start, count = int(time * RATE), int(length * RATE)
+            shape = np.sin(np.pi * np.arange(count) / count) ** 2 * rng.uniform(0.3, 1.0)
+            voice = np.sin(2 * np.pi * rng.uniform(100, 220) * np.arange(count) / RATE)
+            out[start: start + count] += 0.5 * shape * (0.5 * noise[start: start + count] + voice)
+            time += length + rng.uniform(0.02, 0.25)
+            if time > seconds - 0.5:
+                break
+        time += rng.uniform(0.3, 1.2)
+    return out
+
+
+def write_wav(path, samples, rate=RATE, width=2, channels=1):
+    """``samples`` (n,) in [-1, 1] as integer PCM of ``width`` bytes, the same signal in every channel."""
+    scaled = np.clip(samples, -1, 1 - 2.0 ** (1 - 8 * width))
+    if width == 1:
+        data = np.round(scaled * 128 + 128).astype(np.uint8).tobytes()
+    elif width == 3:
+        values = np.round(scaled * 2 ** 23).astype("<i4")
+        data = values.view(np.uint8).reshape(-1, 4)[:, :3].tobytes()
+    else:
+        data = np.round(scaled * 2.0 ** (8 * width - 1)).astype({2: "<i2", 4: "<i4"}[width]).tobytes()
+    if channels > 1:
+        frame = np.frombuffer(data, np.uint8).reshape(-1, width)
+        data = np.repeat(frame, channels, axis=0).tobytes()
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(channels)
+        out.setsampwidth(width)
+        out.setframerate(rate)
+        out.writeframes(data)
+    return path
+
+
+TRACKS = {"clicks at 120 BPM": clicks, "kick and snare at 100 BPM": kick_snare, "tempo ramp 110-121 BPM": tempo_ramp,
+          "two bars of silence": with_pause}
+
+
+# --- the F-measure itself ------------------------------------------------------------------------------------------
+
+def test_f_measure_counts_each_reference_beat_once():
+    reference = np.arange(10) * 0.5
+    assert f_measure(reference + 0.069, reference) == 1.0
+    assert f_measure(reference + 0.071, reference) == 0.0
+    assert f_measure(np.repeat(reference, 2), reference) == pytest.approx(2 * 10 / 30)  # doubled beats count once
+    assert f_measure(reference[::2], reference) == pytest.approx(2 * 5 / 15)
+    assert f_measure([], reference) == 0.0 and f_measure([], []) == 1.0
+
+
+# --- synthesized tracks with known beats -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", list(TRACKS))
+def test_known_beats_are_found_from_a_wav(tmp_path, name):
+    samples, truth = TRACKS[name]()
+    beats = track_wav(write_wav(tmp_path / "track.wav", 0.9 * samples / np.abs(samples).max()))
+    score = f_measure(beats.times, truth)
+    print(f"{name}: F = {score:.3f}, {beats.tempo_bpm:.1f} BPM, confidence {beats.confidence:.2f}")
+    assert score >= 0.95, (name, score, beats.times, truth)
+    assert len(beats.times) >= 0.95 * len(truth)
+
+
+def test_the_tempo_and_the_timing_are_those_of_the_clicks():
+    samples, truth = clicks(120.0)
+    beats = track_beats(samples, RATE)
+    assert beats.tempo_bpm == pytest.approx(120.0, rel=0.01)
+    offsets = beats.times[:, None] - truth[None, :]
+    nearest = offsets[np.arange(len(beats.times)), np.abs(offsets).argmin(axis=1)]
+    assert abs(np.median(nearest)) < 0.012  # no systematic delay: half an envelope frame
+    assert beats.confidence > 0.5 and len(beats.envelope) == pytest.approx(30.0 * beats.frame_rate, abs=1)
+
+
+def test_any_sample_rate_and_any_blocks_give_the_same_beats():
+    samples, truth = kick_snare()
+    whole = track_beats(samples, RATE)
+    blocks = track_beats((samples[i: i + 9999] for i in range(0, len(samples), 9999)), RATE)
+    assert np.array_equal(whole.times, blocks.times) and np.allclose(whole.envelope, blocks.envelope)
+    doubled = track_beats(np.repeat(samples, 2), 2 * RATE)  # 44.1 kHz, no resampling: the hop is set in seconds
+    assert f_measure(doubled.times, truth) >= 0.95 and doubled.frame_rate == pytest.approx(whole.frame_rate, rel=0.01)
+
+
+def test_the_dynamic_program_follows_the_period_where_the_envelope_is_silent():
+    score = np.zeros(400)
+    score[10:400:20] = 1.0
+    score[150:250] = 0.0  # a rest of five beats
+    cumulative, backlink = dynamic_program(score, 20.0)
+    beats, frame = [], int(np.argmax(cumulative[380:])) + 380
+    while frame >= 0:
+        beats.append(frame)
+        frame = backlink[frame]
+    assert np.array_equal(np.diff(beats[::-1]), np.full(len(beats) - 1, 20))
+
+
+# --- against librosa ---------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def librosa():
+    return pytest.importorskip("librosa", reason="librosa (test-only, in the core venv) is not installed: no comparison")
+
+
+def _against_librosa(librosa, samples, rate, name):
+    mine = track_beats(samples, rate)
+    tempo, theirs = librosa.beat.beat_track(y=np.asarray(samples, np.float32), sr=rate, units="time")
+    tempo = float(np.atleast_1d(tempo)[0])
+    score = f_measure(mine.times, theirs)
+    print(f"{name}: {mine.tempo_bpm:.1f} BPM (librosa {tempo:.1f}), F = {score:.3f} against librosa's beats")
+    assert mine.tempo_bpm == pytest.approx(tempo, rel=0.04)
+    assert score >= 0.8
+    return mine
+
+
+def test_house_loop_agrees_with_librosa(librosa):
+    if not HOUSE.is_file():
+        pytest.skip(f"{HOUSE} not found: the shared music folder is missing")
+    samples, rate = librosa.load(str(HOUSE), sr=None, mono=True)  # its own 11025 Hz: ours needs no resampling
+    reference, reference_rate = librosa.load(str(HOUSE), sr=22050)  # librosa as it is usually called
+    mine = track_beats(samples, rate)
+    tempo, theirs = librosa.beat.beat_track(y=reference, sr=reference_rate, units="time")
+    tempo = float(np.atleast_1d(tempo)[0])
+    score = f_measure(mine.times, theirs)
+    print(f"house_lo.ogg: {mine.tempo_bpm:.1f} BPM (librosa {tempo:.1f}), F = {score:.3f} against librosa's beats")
+    assert mine.tempo_bpm == pytest.approx(tempo, rel=0.04) and score >= 0.8
+
+
+def test_synthesized_song_agrees_with_librosa_and_the_truth(librosa):
+    samples, truth = song(128.0)
+    mine = _against_librosa(librosa, samples, RATE, "song at 128 BPM")
+    assert mine.tempo_bpm == pytest.approx(128.0, rel=0.01) and f_measure(mine.times, truth) >= 0.95
+
+
+# --- bad input -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda: np.zeros(10 * RATE), "silence"),
+    (lambda: 0.3 * np.random.default_rng(0).standard_normal(20 * RATE), "periodicity"),
+    (lambda: speech_like(seed=4), "periodicity"),  # the most rhythmic of 40 generated: periodicity 0.31
+    (lambda: speech_like(seed=7), "periodicity"),
+    (lambda: clicks(120.0, 1.7)[0], "shorter than one bar"),
+], ids=["silence", "white noise", "speech", "speech, other syllables", "shorter than a bar"])
+def test_no_steady_beat(tmp_path, make, reason):
+    path = write_wav(tmp_path / "bad.wav", make())
+    with pytest.raises(NoSteadyBeat, match=reason) as raised:
+        track_wav(path)
+    assert str(raised.value).startswith(f"no steady beat found in {path}") and isinstance(raised.value, LoopsmithError)
+
+
+def test_empty_audio_has_no_beat():
+    with pytest.raises(NoSteadyBeat, match="silence"):
+        track_beats(np.zeros(0), RATE)
+
+
+# --- the WAV reader ----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4])
+@pytest.mark.parametrize("channels", [1, 2])
+def test_wav_reader_decodes_every_pcm_width(tmp_path, width, channels):
+    signal = 0.8 * np.sin(2 * np.pi * 440 * np.arange(5000) / RATE)
+    samples, rate = read_wav(write_wav(tmp_path / "tone.wav", signal, 16000, width, channels))
+    assert rate == 16000 and samples.dtype == np.float32 and samples.shape == signal.shape
+    assert np.abs(samples - signal).max() <= 2.0 ** (1 - 8 * width) + 1e-6
+
+
+def test_stereo_is_averaged_and_blocks_are_bounded(tmp_path):
+    left, right = np.full(30000, 0.5), np.full(30000, -0.25)
+    data = np.round(np.stack([left, right], axis=1) * 32767).astype("<i2").tobytes()
+    path = tmp_path / "stereo.wav"
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(2), out.setsampwidth(2), out.setframerate(10000), out.writeframes(data)
+    blocks = list(wav_blocks(path, block_seconds=1.0))
+    assert [len(block) for block in blocks] == [10000, 10000, 10000]
+    assert np.allclose(np.concatenate(blocks), 0.125, atol=1e-4)
+
+
+@pytest.mark.parametrize("content", [b"", b"RIFF\x10\x00\x00\x00WAVEjunk", b"not audio at all " * 20,
+                                     b"RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x03\x00\x01\x00D\xac\x00\x00\x10\xb1\x02\x00\x04\x00 \x00data\x00\x00\x00\x00"],
+                         ids=["empty", "truncated", "text", "float WAV"])
+def test_corrupt_or_unsupported_wav_is_named(tmp_path, content):
+    path = tmp_path / "broken song.wav"
+    path.write_bytes(content)
+    with pytest.raises(AudioError) as raised:
+        track_wav(path)
+    assert str(path) in str(raised.value) and not isinstance(raised.value, NoSteadyBeat)
+    assert "\n" not in str(raised.value)
+
+
+def test_missing_file_is_named(tmp_path):
+    with pytest.raises(AudioError, match="no such file") as raised:
+        read_wav(tmp_path / "nowhere.wav")
+    assert "nowhere.wav" in str(raised.value)
+
+
+def test_header_only_wav_holds_no_samples(tmp_path):
+    with pytest.raises(AudioError, match="no audio samples"):
+        read_wav(write_wav(tmp_path / "empty.wav", np.zeros(0)))
+
+
+def test_envelope_frames_follow_the_hop_in_seconds():
+    for rate in (8000, 11025, 22050, 44100, 48000):
+        envelope = onset_strength(np.zeros(rate * 2), rate)
+        assert envelope.frame_rate == pytest.approx(22050 / 512, rel=0.01) and not envelope.values.any()
+        assert len(envelope.values) == pytest.approx(2 * envelope.frame_rate, abs=1)

@@ -1,0 +1,140 @@
+"""Keyposes, motion tempo and the time warp that puts keyposes on beats, on synthetic motion (core only)."""
+
+import numpy as np
+import pytest
+
+from core.errors import SyncError
+from core.motion import quat
+from core.motion.clip import Clip
+from core.music import keyposes, sync
+
+FPS = 30.0
+PAUSES = np.array([10.0, 27.0, 41.0, 60.0, 75.0, 93.0])  # frames where the whole body stops
+
+
+def _rest(heads):
+    rest = np.tile(np.eye(4), (len(heads), 1, 1))
+    rest[:, :3, 3] = heads
+    return rest
+
+
+def _pausing_clip(pauses=PAUSES, frames=110):
+    """A small body whose two arms swing about Z and X, both still exactly at ``pauses`` (frames) and moving between them."""
+    t = np.arange(frames, dtype=float)
+    knots = np.concatenate([[-10.0], pauses, [frames + 10.0]])
+    k = np.clip(np.searchsorted(knots, t, side="right") - 1, 0, len(knots) - 2)
+    speed = np.sin(np.pi * (t - knots[k]) / (knots[k + 1] - knots[k])) ** 2  # 0 at every pause, smooth
+    angle = 0.08 * np.cumsum(speed)
+    names = ("root", "arm_a", "hand_a", "arm_b", "hand_b")
+    parents = np.array([-1, 0, 1, 0, 3])
+    heads = np.array([[0, 0, 1.0], [0, 0, 1.5], [0.5, 0, 1.5], [0, 0, 1.2], [0, 0.4, 1.2]])
+    rotation = np.zeros((frames, 5, 4))
+    rotation[..., 0] = 1.0
+    rotation[:, 1] = quat.from_axis_angle(np.array([0.0, 0.0, 1.0]), angle)
+    rotation[:, 3] = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), -angle)
+    return Clip(fps=FPS, frames=np.arange(1, frames + 1), bone_names=names, parents=parents, rest=_rest(heads),
+                location=np.zeros((frames, 5, 3)), rotation=rotation, scale=np.ones((frames, 5, 3)),
+                rotation_modes=("QUATERNION",) * 5)
+
+
+def test_the_pauses_of_a_synthetic_body_are_found_within_a_frame_and_give_its_tempo():
+    clip = _pausing_clip().validate()
+    found = keyposes.find_keyposes(clip, steps=False)
+    assert len(found.frames) == len(PAUSES), found.frames
+    assert np.abs(found.frames - PAUSES).max() <= 1.0, found.frames
+    assert np.all((found.strength > 0.0) & (found.strength <= 1.0)) and not found.contact.any()
+    expected = 60.0 * FPS / np.median(np.diff(PAUSES))
+    assert keyposes.motion_tempo(found.frames, FPS) == pytest.approx(expected, rel=0.03)
+    assert keyposes.motion_tempo(np.array([5.0]), FPS) == 0.0
+
+
+def test_shallow_dips_and_crowded_minima_are_not_keyposes():
+    t = np.arange(200.0)
+    speed = 1.0 - 0.5 * np.cos(2 * np.pi * t / 20.0) + 0.04 * np.sin(2 * np.pi * t / 3.3)  # deep pauses every 20 frames, ripples
+    at = keyposes.local_minima(speed)
+    strength = keyposes.prominence(speed, at, 30) / np.subtract(*np.percentile(speed, [95, 5]))
+    strong = at[strength >= keyposes.MIN_PROMINENCE]
+    assert len(at) > len(strong) and len(strong) == 9, (at, strength)  # the ripples make minima of their own
+    assert np.abs(strong - np.arange(20, 200, 20)).max() <= 1
+    kept = keyposes.thin(np.array([10.0, 13.0, 30.0]), np.array([0.5, 0.9, 0.4]), spacing=6.0)
+    assert kept.tolist() == [False, True, True]
+
+
+def test_motion_tempo_is_robust_to_one_missed_keypose():
+    times = np.array([0, 15, 30, 45, 75, 90, 105.0])  # one keypose missing at 60
+    assert keyposes.motion_tempo(times, FPS) == pytest.approx(120.0)
+
+
+def test_a_tempo_out_of_reach_names_the_clip_and_the_stretch_it_would_need():
+    keys = np.arange(12) * 0.5  # 120 keyposes per minute
+    beats = np.arange(40) * 60.0 / 160.0  # 160 BPM: 1.33x, 0.67x or 2.67x
+    with pytest.raises(SyncError) as caught:
+        sync.sync_to_beats(keys, beats, 6.0, FPS, name="walk.bvh")
+    assert caught.value.clip == "walk.bvh" and caught.value.stretch == pytest.approx(160 / 120)
+    assert str(caught.value) == "walk.bvh would need 1.33x to meet 160 BPM; --max-stretch allows 0.8-1.25x"
+    assert sync.choose_ratio(120.0, 160.0, (0.6, 1.5))[0] == 1.0  # within wider bounds it is reached
+    assert sync.choose_ratio(120.0, 70.0)[0] == 2.0 and sync.choose_ratio(120.0, 230.0)[0] == 0.5
+
+
+def test_irregular_keyposes_land_on_beats_with_the_stretch_in_bounds_and_the_end_on_a_beat():
+    rng = np.random.default_rng(3)
+    keys = 0.3 + np.cumsum(rng.uniform(0.5, 0.6, 30))  # about 109 per minute, uneven
+    beats = 0.2 + np.arange(60) * 0.5  # 120 BPM
+    result = sync.sync_to_beats(keys, beats, keys[-1] + 0.4, FPS, seconds=12.0)
+    assert result.ratio == 1.0 and 0.8 <= result.stretch.min() and result.stretch.max() <= 1.25 + 1e-9
+    assert np.all(np.diff(result.input_times) > 0.0)
+    assert np.min(np.abs(beats - result.end)) < 1e-9 and result.end <= 12.0
+    assert (result.output_times[-1] <= result.end + 1e-9) and (result.end - result.output_times[-1] < 1.0 / FPS)
+    assert np.mean(np.abs(result.offsets_after) <= 1.0 / FPS) >= 0.9, result.offsets_after
+    assert np.mean(np.abs(result.offsets_before) <= 1.0 / FPS) < 0.5
+    # The warp really passes through its anchors: each matched keypose is shown on its beat.
+    matched = ~np.isnan(result.matched)
+    shown = np.interp(keys[matched], result.input_times, result.output_times)
+    assert np.abs(shown - result.matched[matched]).max() < 0.5 / FPS
+
+
+def test_two_keyposes_per_beat_use_the_half_beats():
+    keys = np.arange(40) * 0.4  # 150 per minute
+    beats = np.arange(40) * 60.0 / 90.0  # 90 BPM: two per beat at 1.2x
+    result = sync.sync_to_beats(keys, beats, keys[-1], FPS)
+    assert result.ratio == 2.0 and result.speed == pytest.approx(1.2)
+    assert len(result.grid) == 2 * len(beats) - 1
+    assert np.abs(result.offsets_after).max() < 1e-6 and result.stretch.max() <= 1.25 + 1e-9
+
+
+def test_the_warp_is_monotone_passes_its_anchors_and_keeps_its_slope_in_bounds():
+    x = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
+    y = np.cumsum([0.0, 0.62, 0.41, 0.6, 0.42, 0.5, 0.61])  # secants 1.24, 0.82, ...: cubics would leave the bounds
+    warp = sync.monotone_warp(x, y, (0.8, 1.25))
+    assert not warp.cubic.all()
+    t = np.linspace(0.0, 3.0, 3001)
+    value, slope = warp(t)
+    assert np.allclose(warp(x)[0], y) and np.all(np.diff(value) > 0.0)
+    assert slope.min() >= 0.8 - 1e-9 and slope.max() <= 1.25 + 1e-9
+    assert np.allclose(np.gradient(value, t)[1:-1], slope[1:-1], atol=2e-3)  # the slope is the value's derivative
+    smooth = sync.monotone_warp(x, 1.0 * x)
+    assert smooth.cubic.all() and np.allclose(smooth(t)[1], 1.0)
+
+
+def test_anchors_that_ask_too_much_are_relaxed_into_the_bounds():
+    x = sync.relax_anchors(np.array([0.0, 1.0, 1.5]), np.array([0.0, 2.0, 2.5]), (0.8, 1.25))
+    assert x[1] == pytest.approx(1.6) and x[2] == pytest.approx(2.0)  # 2 s in 1.6 s, then 0.5 s in 0.4 s: 1.25x each
+
+
+def test_a_loop_takes_whole_bars_within_the_seconds():
+    beats = 0.1 + np.arange(100) * 0.5
+    assert sync.loop_beats(beats, 10.0) == 16 and sync.loop_beats(beats, 1.0) == 0
+    result = sync.sync_to_beats(np.arange(40) * 0.55, beats, 22.0, FPS, seconds=10.0, allowed_ends=np.arange(100) % 4 == 0)
+    assert np.isclose(result.end, beats[16]) or np.isclose(result.end, beats[12]), result.end
+
+
+def test_the_warped_clip_plays_the_warp_with_unit_rotations():
+    clip = _pausing_clip()
+    found = keyposes.find_keyposes(clip, steps=False)
+    beats = 0.1 + np.arange(30) * 60.0 / 100.0  # 100 BPM against about 106 keyposes per minute
+    result = sync.sync_to_beats(found.seconds, beats, clip.duration, clip.fps, strength=found.strength, name="synthetic")
+    warped = sync.warp_clip(clip, result.input_times).validate()
+    assert warped.num_frames == len(result.input_times)
+    assert np.allclose(np.linalg.norm(warped.rotation, axis=-1), 1.0)
+    again = keyposes.find_keyposes(warped, steps=False)
+    assert sync.on_beat_fraction(again.seconds, result.grid, 1.0 / FPS) >= 0.8, (again.seconds, result.grid)
