@@ -34,11 +34,13 @@ def parser():
     main_parser = _OneLineParser(prog="loopsmith", description="Seamless loops from motion capture.")
     subparsers = main_parser.add_subparsers(dest="command", required=True)
     for command in commands.COMMANDS.values():
-        sub = subparsers.add_parser(command.NAME, help=command.HELP, description=command.HELP, formatter_class=HelpFormatter)
-        runner.add_common_arguments(sub, command.INPUTS, getattr(command, "INPUTS_HELP", None))
+        # Inputs named one by one (FROM TO) are a fixed list, which argparse's usage line would show as repeating.
+        usage = f"%(prog)s [options] {command.inputs_metavar}" if " " in command.inputs_metavar else None
+        sub = subparsers.add_parser(command.name, help=command.help, description=command.help, usage=usage, formatter_class=HelpFormatter)
+        runner.add_common_arguments(sub, command)
         command.add_arguments(sub)
         engine.add_arguments(sub)
-        sub.epilog = engine.epilog(sub.epilog)
+        sub.epilog = engine.epilog(command.epilog_text())
     merge = subparsers.add_parser(merge_reports.NAME, help=merge_reports.HELP, description=merge_reports.HELP, formatter_class=HelpFormatter)
     merge_reports.add_arguments(merge)
     return main_parser

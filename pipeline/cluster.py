@@ -33,7 +33,8 @@ import uuid
 from ..core.errors import LoopsmithError
 from ..files import interrupts
 from ..files.progress import Progress
-from . import report, workers
+from .entries import run_failure_entry
+from . import workers
 from .options import UsageError
 
 DISTRIBUTED = "distributed==2026.8.0"  # the pin tools/venv.sh installs (cluster_requirements)
@@ -108,13 +109,13 @@ def execute(client, command, options, plan):
     run_id = uuid.uuid4().hex[:12]
     stop = distributed.Event(f"loopsmith-stop-{run_id}", client=client)
     progress = Progress(len(plan.tasks), options.quiet)
-    fans_out = getattr(command, "FANS_OUT", False)
+    fans_out = command.fans_out
     entries, futures, stopped = [], {}, False
     try:
         # Largest first, as the local runner balances: the cluster takes them in the order given.
         for index in sorted(range(len(plan.tasks)), key=lambda i: workers.size(plan.tasks[i]), reverse=True):
             document = workers.job_document(command, options, plan, [index])
-            future = client.submit(run_task, document, stop.name, os.getcwd(), fans_out, key=f"loopsmith-{command.NAME}-{run_id}-{index}")
+            future = client.submit(run_task, document, stop.name, os.getcwd(), fans_out, key=f"loopsmith-{command.name}-{run_id}-{index}")
             futures[future] = index
         for future in distributed.as_completed(list(futures)):
             task = plan.tasks[futures[future]]
@@ -137,7 +138,7 @@ def _entries(future, task, command):
     except Exception as error:  # the workers that ran it all died, the scheduler went away: that task fails, not the whole run
         interrupts.check()
         reason = f"the cluster could not run it ({type(error).__name__}: {_first_line(error)})"
-        return [report.run_failure_entry(str(task[0]), reason, command.NAME)]
+        return [run_failure_entry(str(task[0]), reason, command.name)]
 
 
 def _wait_until_stopped(client):

@@ -17,11 +17,11 @@ import time
 import typing
 
 from ..core.errors import LoopsmithError
-from ..core.transition.make import SEEN_VISIBILITY
 from ..files import interrupts, outputs
 from ..files.inputs import real
 from ..files.progress import counted, say
-from . import report
+from . import commands, entries as entry_kit
+from .html import page as report
 from .options import json_values
 
 DEFAULT_NAME = "loopsmith_report.json"
@@ -124,61 +124,31 @@ def earlier_outputs(path):
     return [output for entry in read_report(path)[0] for output in entry.get("outputs", ())]
 
 
-def _grade_note(entry):
-    """'ok', or what a loop entry's user should look at: a cut that barely repeats and a seam or velocity jump beyond the clip's own."""
-    after = entry["seam_after"]
-    notes = []
-    if entry.get("grade") == "POOR" and not entry.get("loop_fine"):
-        notes.append("POOR: the motion barely repeats here; try --range")
-    if after["visibility"] > report.LOOP_FINE:
-        notes.append(f"SEAM VISIBLE ({after['visibility']:.2f}x the clip's own accelerations); try another range or method")
-    if after.get("velocity_jump_ratio", 0.0) > report.LOOP_FINE:
-        notes.append(f"VELOCITY JUMPS at the seam ({after['velocity_jump_ratio']:.2f}x the clip's own)")
-    return "; ".join(notes + report.grounding_notes(entry.get("grounding", {}))) or "ok"
+def _name(entry, names):
+    """How the terminal names an entry's file: its name, or its folder and name where two inputs share a name."""
+    path = pathlib.Path(entry["file"])
+    return path.name if names.count(path.name) == 1 or len(path.parts) < 2 else "/".join(path.parts[-2:])
 
 
-def _transition_note(metrics):
-    visible = [f"visibility {metrics['visibility']:.2f}"] if metrics["visibility"] > SEEN_VISIBILITY else []
-    if metrics["root_speed_jump"] > metrics["clips_root_speed_jump"]:
-        visible.append("root speed jumps beyond the clips' own")
-    notes = ["VISIBLE: " + ", ".join(visible) + "; try --length or --at"] if visible else []
-    return "; ".join(notes + report.grounding_notes(metrics)) or "ok"
+def summary_row(entry, names=()):
+    """An entry's cells in the terminal's summary: what it is of, the armature, the verdict, what was made, how, its
+    numbers, and the reasons behind its verdict (a failure's in full)."""
+    command = commands.of_entry(entry)
+    name = (command and entry["status"] == "ok" and command.title(entry)) or _name(entry, list(names))
+    if entry["status"] != "ok":
+        return (name, entry["armature"] or "-", entry_kit.verdict_word(entry), "-", "-", "-", entry["error"])
+    row = commands.COMMANDS[entry.get("command")].row(entry)  # KeyError: an entry this version cannot draw
+    why = [*entry_kit.verdict_reasons(entry), *([row.notes] if row.notes else [])]
+    return (name, entry["armature"] or "-", entry_kit.verdict_word(entry), row.made, row.how, row.numbers, "; ".join(why) or "-")
+
+
+SUMMARY_HEAD = ("file", "armature", "verdict", "made", "how", "numbers", "why")
 
 
 def summary_table(entries):
-    """A text table of every entry, failure reasons in full, for the terminal."""
-    rows = [("file", "armature", "frames", "grade/method", "visibility", "velocity jump m/s", "result")]
+    """A text table of every entry (the reasons behind a verdict and a failure's in full, last), for the terminal."""
     names = [pathlib.Path(entry["file"]).name for entry in entries]
-    for entry in entries:
-        path = pathlib.Path(entry["file"])
-        name = path.name if names.count(path.name) == 1 or len(path.parts) < 2 else "/".join(path.parts[-2:])
-        if entry["status"] == "ok" and "edit" in entry:
-            edit = entry["edit"]
-            name += f" + {pathlib.Path(entry['with']).name}" if entry.get("with") else ""
-            rows.append((name, entry["armature"], f"{entry['frames']} at {entry['fps']:g} fps", edit["name"], report.edit_sharpness(entry), "-",
-                         "; ".join(edit["notes"]) or "ok"))
-        elif entry["status"] == "ok" and "graph" in entry:
-            graph = entry["graph"]
-            left_out = "; ".join(f"{name} ({reason}; would include it: {include})" for name, reason, include in report.graph_left_out(graph))
-            rows.append((report.clips_title(entry), "-", f"{graph['nodes']} nodes, {graph['edges']} edges", "graph",
-                         f"covers {report.graph_coverage(graph)}", "-",
-                         f"{graph['transitions']} transitions" + (f"; left out: {left_out}" if left_out else "; no clip left out")))
-        elif entry["status"] == "ok" and "composition" in entry:
-            rows.append((report.clips_title(entry), entry["armature"], f"{entry['frames']} at {entry['fps']:g} fps",
-                         "loop" if entry["composition"]["loop"] else "composed", report.composition_visibility(entry), "-",
-                         report.composition_warnings(entry)))
-        elif entry["status"] == "ok" and "transition" in entry:
-            t, m = entry["transition"], entry["transition"]["metrics"]
-            name = f"{name} -> {pathlib.Path(entry['to']).name}"
-            rows.append((name, entry["armature"], f"{t['from_frame']} -> {t['to_frame']}", t["method"].lower(), f"{m['visibility']:.2f}",
-                         f"root {m['root_speed_jump']:.2f} (clips {m['clips_root_speed_jump']:.2f})", _transition_note(m)))
-        elif entry["status"] == "ok":
-            before, after = entry["seam_before"], entry["seam_after"]
-            rows.append((name, entry["armature"], "{}-{}".format(*entry["range"]), report.loop_grade(entry),
-                         f"{before['visibility']:.2f} -> {after['visibility']:.2f}",
-                         f"{before['max_velocity_jump_m_per_s']:.2f} -> {after['max_velocity_jump_m_per_s']:.2f}", _grade_note(entry)))
-        else:
-            rows.append((name, entry["armature"] or "-", "-", "-", "-", "-", "FAILED: " + entry["error"]))
+    rows = [SUMMARY_HEAD] + [summary_row(entry, names) for entry in entries]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in rows)
 
@@ -285,11 +255,10 @@ class Written(typing.NamedTuple):
 def _page(entries, kept, summary):
     """The HTML page, and the earlier entries it holds: an earlier entry this version cannot draw makes the earlier report
     damaged (None in place of the page), never a failed run."""
-    note = f"\n(and {len(kept)} entries of earlier runs into this folder)" if kept else ""
     if not kept:
         return report.html_report(entries, summary)
     try:
-        return report.html_report(kept + entries, summary + note)
+        return report.html_report(entries, summary, kept)
     except _UNDRAWABLE:
         return None
 
@@ -351,7 +320,10 @@ def finish(command, entries, stopped, report_path, options, seconds):
     command: the command run (its ``DONE`` says what a finished task is);
     options: its parsed options, kept in the report; seconds: the run's time.
     """
-    summary = "\n".join([summary_table(entries), *scales_used(entries), closing_line(entries, seconds, command.DONE, stopped)])
+    run = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() - seconds))
+    for entry in entries:
+        entry.setdefault("run", run)  # the page groups earlier entries by the run that made them (merged parts keep theirs)
+    summary = "\n".join([summary_table(entries), *scales_used(entries), closing_line(entries, seconds, command.done, stopped)])
     say(summary)
     for entry in entries:
         if entry["status"] != "ok":

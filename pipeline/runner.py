@@ -36,10 +36,10 @@ OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend")
 MAX_JOBS = 256  # worker processes on one machine; more is a typo, and a cluster takes --scheduler
 
 
-def add_common_arguments(parser, inputs="+", inputs_help=None):
-    """Options every file command shares: inputs (``inputs``: their argparse nargs; ``inputs_help``: what they are, when not
-    motion files), outputs, import settings, workers, reports."""
-    parser.add_argument("inputs", nargs=inputs, type=pathlib.Path, help=inputs_help or "BVH, FBX, glTF/GLB or .blend files, or folders of them")
+def add_common_arguments(parser, command):
+    """Options every file command shares: the command's inputs (as its usage names them), outputs, import settings,
+    workers, reports."""
+    parser.add_argument("inputs", nargs=command.inputs, type=pathlib.Path, metavar=command.inputs_metavar, help=command.inputs_help)
     parser.add_argument("-o", "--out", type=pathlib.Path, default=pathlib.Path("loopsmith_out"), help="output folder")
     parser.add_argument("--format", choices=OUTPUT_FORMATS, nargs="+",
                         help="output formats, one or more ('same': the input's) (default: the --engine's, else same)")
@@ -62,7 +62,7 @@ def add_common_arguments(parser, inputs="+", inputs_help=None):
 
 
 def _usage(command, message):
-    say(f"loopsmith {command.NAME}: error: {message}", sys.stderr)
+    say(f"loopsmith {command.name}: error: {message}", sys.stderr)
     return 2
 
 
@@ -99,7 +99,7 @@ def _refuse_shared_paths(command, options, files, report_path):
     """UsageError naming both roles when two of the run's files are one (links resolved): the report, its page, what the
     command writes or reads besides (a graph) and the inputs; checked before any work, so nothing is written over."""
     roles = [("the report", report_path), ("the report's page", report_path.with_suffix(".html")),
-             *getattr(command, "paths", lambda _: [])(options), *(("an input", path) for path in files)]
+         *command.paths(options), *(("an input", path) for path in files)]
     seen = {}
     for role, path in roles:
         other = seen.setdefault(input_files.real(path), (role, path))

@@ -9,7 +9,6 @@ Dask tasks (:mod:`.cluster`) start it the same way.
 
 import argparse
 import contextlib
-import importlib
 import json
 import os
 import pathlib
@@ -19,7 +18,8 @@ import sys
 import time
 
 from ..files import inputs as input_files, interrupts
-from . import commands, report
+from . import commands
+from .entries import run_failure_entry
 from .options import json_values
 
 WORKER_JOB = "LOOPSMITH_WORKER_JOB"  # set in a worker's environment: the path of its job file
@@ -68,7 +68,7 @@ def size(task):
 def process_tasks(command, options, plan, indices, done):
     """Run the command's job on the tasks ``indices`` in this process; ``done(entries, name)`` after each."""
     with interrupts.deferred():  # a signal while Blender initialises would crash it
-        job = importlib.import_module(f".{command.JOB}", __package__)
+        job = command.job()
     for index in indices:
         # Also here: a stop signal raised inside Python that Blender runs for itself (a callback) is printed and
         # swallowed by Blender, and would otherwise only be seen on an error path.
@@ -78,9 +78,10 @@ def process_tasks(command, options, plan, indices, done):
             entries = job.process(task, options, plan.names[index], plan.inputs)
         except Exception as error:  # a bug must cost its file, not the run and its report (interrupts are not Exceptions)
             interrupts.check()
-            entries = [report.run_failure_entry(task[0], f"internal error, please report it: {type(error).__name__}: {error}", command.NAME)]
+            entries = [run_failure_entry(task[0], f"internal error, please report it: {type(error).__name__}: {error}", command.name)]
         for entry in entries:
-            entry["command"] = command.NAME  # a later run of another command on the same file keeps this entry
+            # A later run of another command on the same file keeps this entry; the page draws it by its command.
+            entry["command"], entry["kind"] = command.name, command.kind
         done(entries, task[0].name)
     interrupts.check()
 
@@ -115,7 +116,7 @@ def job_document(command, options, plan, indices):
     """What a worker process needs to run the tasks ``indices`` of the plan (JSON values only)."""
     settings = {key: value for key, value in json_values(options).items() if key != "inputs"}
     paths = sorted(key for key, value in vars(options).items() if isinstance(value, pathlib.PurePath))  # made paths again by work()
-    return {"command": command.NAME, "options": settings, "paths": paths, "tasks": [[str(p) for p in plan.tasks[i]] for i in indices],
+    return {"command": command.name, "options": settings, "paths": paths, "tasks": [[str(p) for p in plan.tasks[i]] for i in indices],
             "names": [plan.names[i] for i in indices], "inputs": plan.inputs}
 
 
@@ -179,7 +180,7 @@ class Worker:
         why = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
         lines = self.log.read_text(errors="replace").strip().splitlines() if self.log.is_file() else []
         detail = f": {lines[-1]}" if lines else ""
-        return found + [report.run_failure_entry(str(task[0]), f"the worker process stopped ({why}{detail}) before finishing this file", self.command)
+        return found + [run_failure_entry(str(task[0]), f"the worker process stopped ({why}{detail}) before finishing this file", self.command)
                         for task in self.tasks if str(task[0]) not in finished]
 
 

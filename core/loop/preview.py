@@ -15,14 +15,13 @@ import numpy as np
 
 from ..measure import seam as metrics
 from ..motion import cycles as played, kinematics
+from ..motion.figure import FIGURE_FRAMES, projected, thinned
 from ..motion.clip import Clip
 from .make import LoopResult
 
 CYCLES = 2  # cycles played in every preview
 SPEED_SAMPLES = 400  # at most (about) this many speed samples per curve
-FIGURE_FRAMES = 200  # at most (about) this many stick-figure frames
 CLOSE_UP = 0.4  # seconds either side of the seam in the acceleration close-up
-UP = 2  # armature space is Z up (Blender's convention)
 
 
 @dataclass
@@ -83,12 +82,6 @@ def seam_frames(loop_length: int, cycles: int = CYCLES) -> np.ndarray:
     return loop_length * np.arange(1, cycles)
 
 
-def thinned(count: int, limit: int, keep: list | np.ndarray) -> np.ndarray:
-    """Sorted indices into ``count`` samples: about ``limit`` evenly spaced, the last, and ``keep`` with two samples either side."""
-    stride = max(1, int(np.ceil(count / limit)))
-    near = (np.asarray(keep)[:, None] + np.arange(-2, 3)).ravel()
-    index = np.union1d(np.arange(0, count, stride), near[(near >= 0) & (near < count)])
-    return np.union1d(index, [count - 1])
 
 
 def played_path(clip: Clip, root: int | None, joint: int, cycles: int = CYCLES) -> np.ndarray:
@@ -126,22 +119,6 @@ def seam_motion(result: LoopResult, cycles: int = CYCLES) -> SeamMotion | None:
                       raw_acceleration, loop_acceleration, float(result.before.typical_acceleration[joint]))
 
 
-def view_axis(positions: np.ndarray, root: int | None) -> np.ndarray:
-    """Unit horizontal direction ``(3,)`` the side view looks across.
-
-    positions ``(F, B, 3)``. The root's travel when it travels; for a
-    character in place, the horizontal direction its joints spread least
-    around their mean (front to back: a body is wider than it is deep).
-    """
-    if root is not None:
-        travel = positions[-1, root] - positions[0, root]
-        travel[UP] = 0.0
-        if np.linalg.norm(travel) > 1e-6:
-            return travel / np.linalg.norm(travel)
-    horizontal = np.delete(positions - positions.mean(axis=1, keepdims=True), UP, axis=-1).reshape(-1, 2)
-    _, vectors = np.linalg.eigh(horizontal.T @ horizontal)
-    axis = np.insert(vectors[:, 0], UP, 0.0)
-    return axis / np.linalg.norm(axis)
 
 
 def stick_figure(result: LoopResult, cycles: int = CYCLES) -> StickFigure | None:
@@ -151,14 +128,9 @@ def stick_figure(result: LoopResult, cycles: int = CYCLES) -> StickFigure | None
         return None
     root = travel_root(result)
     positions = played.chained_positions(loop, root, cycles)
-    along = view_axis(positions, root)
-    across = np.cross(np.eye(3)[UP], along)
-    origin = positions[0, root if root is not None else 0].copy()
-    origin[UP] = 0.0
-    projected = (positions - origin) @ np.stack([along, across, np.eye(3)[UP]], axis=1)
     seams = seam_frames(loop.num_frames - 1, cycles)
     index = thinned(len(positions), FIGURE_FRAMES, seams)
     parents = loop.parents.copy()
     if root is not None:
         parents[root] = -1
-    return StickFigure(index, projected[index], seams, parents)
+    return StickFigure(index, projected(positions, root)[index], seams, parents)

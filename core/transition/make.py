@@ -9,12 +9,13 @@ speed jump or turn beyond the clips' own, toe skating <= 1.5 times theirs.
 """
 
 import numbers
+import dataclasses
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..errors import TransitionError
-from ..measure import grounding, transition as measure
+from ..measure import grounding, transition as measure, verdict
 from ..measure.transition import TransitionMetrics
 from ..motion import kinematics
 from ..motion.clip import Clip
@@ -29,8 +30,6 @@ SEARCH_CONTEXT_SECONDS = 10.0  # of each clip around its points that the search 
 PICTURE_SIZE = 256  # the distance picture's largest side, in cells
 # The criteria each metric is held to, as the largest ratio to its yardstick that passes.
 MAX_VISIBILITY = 1.2  # the search's yardstick: a point whose best blend stays within every criterion ends the search
-#: Above this a transition shows: more visible than the clips' own motion (to rounding: many blends measure exactly 1).
-SEEN_VISIBILITY = 1.01
 MAX_SKATING_RATIO = 1.5
 
 
@@ -75,9 +74,9 @@ def criteria_ratios(metrics: TransitionMetrics) -> np.ndarray:
 
 
 def shows(metrics: TransitionMetrics) -> bool:
-    """True when a transition is more visible than the clips' own motion (:data:`SEEN_VISIBILITY`) or fails any other
-    criterion of :func:`criteria_ratios` (the body off its clips' floor included)."""
-    return bool(metrics.visibility > SEEN_VISIBILITY or criteria_ratios(metrics).max() > 1.0)
+    """True when a transition's verdict is not GOOD (:func:`..measure.verdict.of_transition`): more visible than the clips'
+    own motion by any measure, or the body off their floor."""
+    return verdict.of_transition(dataclasses.asdict(metrics)).word != verdict.GOOD
 
 
 def _rank(metrics):

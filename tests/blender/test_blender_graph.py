@@ -150,7 +150,7 @@ def test_the_same_take_in_two_folders_makes_a_graph_that_reads_back(loopsmith, m
 
 
 def test_clips_with_one_file_name_in_two_folders_keep_apart(loopsmith):
-    distinct_names = importlib.import_module(f"{loopsmith.__name__}.pipeline.graph_job").distinct_names
+    distinct_names = importlib.import_module(f"{loopsmith.__name__}.pipeline.commands.graph.job").distinct_names
     names = distinct_names([pathlib.Path("/lib/a/take.bvh"), pathlib.Path("/lib/b/take.bvh"), pathlib.Path("/lib/a/walk.bvh")])
     assert names == ["a/take.bvh", "b/take.bvh", "a/walk.bvh"]
     assert distinct_names([pathlib.Path("/lib/a/take.bvh"), pathlib.Path("/lib/a/walk.bvh")]) == ["take.bvh", "walk.bvh"]

@@ -96,7 +96,7 @@ def _report(folder):
 
 def _comparable(entry, out):
     """An entry without what differs between two runs into two folders: times, the worker, the output folder."""
-    kept = {key: value for key, value in entry.items() if not key.endswith("seconds") and key != "worker"}
+    kept = {key: value for key, value in entry.items() if not key.endswith("seconds") and key not in ("worker", "run")}
     kept["outputs"] = [os.path.relpath(path, out) for path in entry.get("outputs", [])]
     return kept
 

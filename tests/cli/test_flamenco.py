@@ -22,7 +22,7 @@ JOB_TYPE = REPO / "flamenco" / "loopsmith_make_loop.js"
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="the job compiler runs under node, which is not installed")
 
-cli, merge_reports, report, reports = (checkout_module(f"pipeline.{name}") for name in ("cli", "merge_reports", "report", "reports"))
+cli, merge_reports, report, reports = (checkout_module(f"pipeline.{name}") for name in ("cli", "merge_reports", "entries", "reports"))
 
 BLENDER = ["-b", "-c", "loopsmith"]  # what every task runs after the worker's Blender
 CREATED = "2026-01-02T03:04:05"  # the job's creation, local time: its parts go to OUT/reports/2026-01-02_030405
@@ -178,8 +178,8 @@ def test_a_report_path_that_cannot_be_one_is_a_usage_error(tmp_path, capsys):
 
 
 def _without_times(entry, out):
-    """An entry as two runs over the same files agree on it: no durations, outputs relative to the output folder."""
-    kept = {key: value for key, value in entry.items() if key not in ("seconds", "import_seconds")}
+    """An entry as two runs over the same files agree on it: no durations or run times, outputs relative to the output folder."""
+    kept = {key: value for key, value in entry.items() if key not in ("seconds", "import_seconds", "run")}
     return dict(kept, outputs=[str(pathlib.Path(path).relative_to(out)) for path in entry.get("outputs", ())])
 
 

@@ -9,13 +9,13 @@ import pytest
 
 from helpers import checkout_module
 
-outputs, reports, report = checkout_module("files.outputs"), checkout_module("pipeline.reports"), checkout_module("pipeline.report")
+outputs, reports, report = checkout_module("files.outputs"), checkout_module("pipeline.reports"), checkout_module("pipeline.html.page")
 
 
 @pytest.fixture(autouse=True)
 def plain_page(monkeypatch):
     """The HTML page is tested on its own (test_report.py); here it is the summary text."""
-    monkeypatch.setattr(report, "html_report", lambda entries, summary: f"<pre>{summary}</pre>")
+    monkeypatch.setattr(report, "html_report", lambda entries, summary, kept=(): f"<pre>{summary}</pre>")
 
 
 def _failing(path):

@@ -11,7 +11,7 @@ import pytest
 
 from helpers import checkout_module, run_loopsmith
 
-reports, report = checkout_module("pipeline.reports"), checkout_module("pipeline.report")
+reports, report = checkout_module("pipeline.reports"), checkout_module("pipeline.entries")
 
 CLIPS = ("dataset-1_walk_normal_001.bvh", "dataset-1_run_normal_001.bvh")
 EXTRA = "dataset-2_walk_normal_020.bvh"

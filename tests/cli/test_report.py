@@ -16,7 +16,8 @@ from helpers import checkout_module
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-report, reports, preview = checkout_module("pipeline.report"), checkout_module("pipeline.reports"), checkout_module("core.loop.preview")
+report, reports, preview = checkout_module("pipeline.commands.make_loop.report"), checkout_module("pipeline.reports"), checkout_module("core.loop.preview")
+page_module, entries_module = checkout_module("pipeline.html.page"), checkout_module("pipeline.entries")
 demo, detect, loop = checkout_module("core.demo"), checkout_module("core.loop.detect"), checkout_module("core.loop.make")
 
 REASON = "cannot be read: line 3 is not a BVH HIERARCHY keyword"
@@ -79,7 +80,7 @@ class _Page(HTMLParser):
 
 def _loop(clip, start, end, detection=None, name="walk.bvh"):
     result = loop.make_loop(clip, start, end)
-    return report.loop_entry(name, "Walker", [f"out/{name}_loop.bvh"], result, detection, start, end, 0.25), result
+    return dict(report.loop_entry(name, "Walker", [f"out/{name}_loop.bvh"], result, detection, start, end, 0.25), command="make-loop"), result
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +96,8 @@ def page(walker):
         detection = detect.find_loops(walker, cycles=cycles)
         entries.append(_loop(walker, detection.best.frame_start, detection.best.frame_end, detection)[0])
     entries.append(_loop(walker, 10, 50, name="by_hand.bvh")[0])
-    entries.append(report.error_entry("notes.bvh", REASON, 0.01))
-    text = report.html_report(entries, reports.summary_table(entries))
+    entries.append(entries_module.error_entry("notes.bvh", REASON, 0.01))
+    text = page_module.html_report(entries, reports.summary_table(entries))
     return text, _Page(text), entries
 
 
@@ -162,12 +163,14 @@ def test_stick_figure_plays_the_loop_twice_chained_by_the_travelling_root(page):
     assert len(figures) == 3
     for figure, entry in zip(figures, entries):
         length = entry["length"]
-        assert figure["fps"] == 30 and figure["seams"] == [length]
-        assert figure["frames"] == list(range(2 * length + 1))
-        positions = np.array(figure["positions_mm"], dtype=float).reshape(2 * length + 1, 22, 3)
-        assert len(figure["parents"]) == 22 and figure["parents"][figure["root"]] == -1
+        assert figure["fps"] == 30 and [(mark["first"], mark["label"]) for mark in figure["marks"]] == [(length, "seam")]
+        assert figure["frames"] == list(range(2 * length + 1)) and figure["last"] == 2 * length
+        assert [(s["first"], s["last"], s["label"]) for s in figure["segments"]] == [(0, length, "cycle 1"), (length, 2 * length, "cycle 2")]
+        (view,) = figure["views"]
+        positions = np.array(view["positions_mm"], dtype=float).reshape(2 * length + 1, 22, 3)
+        assert len(view["parents"]) == 22 and view["parents"][view["root"]] == -1
         # The walker travels: each cycle carries the root on by the same stride (turned by the cycle's turn), along the view.
-        root = positions[:, figure["root"]]
+        root = positions[:, view["root"]]
         first, second = root[length] - root[0], root[-1] - root[length]
         assert first[0] > 500 and abs(np.linalg.norm(second) - np.linalg.norm(first)) <= 2 and abs(first[1]) <= 0.01 * first[0]
         assert 1500 < positions[..., 2].max() < 2000  # millimetres: the walker's head
@@ -190,22 +193,25 @@ def test_wrap_loops_are_previewed_as_played_or_said_to_have_no_preview(walker):
     assert np.allclose(preview.stick_figure(wrap).positions, preview.stick_figure(clamp).positions, rtol=0, atol=1e-9)
     assert np.allclose(preview.seam_motion(wrap).loop_speed, preview.seam_motion(clamp).loop_speed, rtol=0, atol=1e-9)
     travelling = loop.make_loop(walker, 10, 42, loop_mode="WRAP")
-    entry = report.loop_entry("walk.bvh", "Walker", [], travelling, None, 10, 42, 0.1)
+    entry = dict(report.loop_entry("walk.bvh", "Walker", [], travelling, None, 10, 42, 0.1), command="make-loop")
     assert entry["worst_joint"] is None and entry["figure"] is None
-    assert "No seam previews" in report.html_report([entry], "")
+    assert "No seam previews" in page_module.html_report([entry], "")
 
 
 def test_summary_is_a_table_with_the_failure_reason_in_full_and_cycles_counted_right(page):
     text, parsed, entries = page
     assert [cell["text"] for cell in parsed.cells if cell["class"] == "error"] == [f"Failed: {REASON}"]
-    assert len(parsed.cells) == 3 * 8 + 3
+    assert len(parsed.cells) == 3 * 8 + 5  # a failure: its name, armature, command, verdict, then the reason
     assert [entry.get("cycles") for entry in entries[:2]] == [2, 1]
     assert "2 cycles, GOOD" in text and "1 cycle," in text and "1 cycles" not in text
 
 
-def test_a_transition_off_its_clips_floor_is_never_ok():
-    reports = checkout_module("pipeline.reports")
-    metrics = {"visibility": 0.8, "root_speed_jump": 0.1, "clips_root_speed_jump": 0.5, "floor_offset": 3.7, "pelvis_offset": 3.6}
-    assert reports._transition_note(metrics).startswith("OFF THE FLOOR") and "3.70 m" in reports._transition_note(metrics)
-    assert reports._transition_note(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0}) == "ok"
-    assert reports._transition_note(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0, "visibility": 1.1}).startswith("VISIBLE")
+def test_a_transition_off_its_clips_floor_is_never_good():
+    verdict = checkout_module("core.measure.verdict")
+    metrics = {"visibility": 0.8, "root_speed_jump": 0.1, "clips_root_speed_jump": 0.5, "heading_rate": 0.1, "clips_heading_rate": 0.2,
+               "skating": 0.01, "clips_skating": 0.02, "floor_offset": 3.7, "pelvis_offset": 3.6}
+    off = verdict.of_transition(metrics)
+    assert off.word == "VISIBLE" and "3.70 m" in off.reasons[0]
+    assert verdict.of_transition(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0}).word == "GOOD"
+    assert verdict.of_transition(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0, "visibility": 1.1}).word == "CHECK"
+    assert verdict.of_transition(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0, "visibility": 1.6}).word == "VISIBLE"

@@ -1,0 +1,33 @@
+"""``compose A B C...``: one continuous performance, each clip continuing where the last ended, each junction a transition."""
+
+from ...contract import Command
+from . import options, report
+
+
+class Compose(Command):
+    name = "compose"
+    help = "string clips into one continuous performance, each continuing where the last ended, optionally looping"
+    done, kind = "composed", "composition"
+    inputs_metavar, inputs_help = "CLIP", "the clips in the order they play (a file may come more than once)"
+    examples = ("loopsmith compose walk.bvh run.bvh walk.bvh -o out --loop     # writes out/composition.bvh",
+                "loopsmith compose dance.bvh dance.bvh --range 1 1 100 --range 2 900 1300 -o out")
+    exit_codes = "exit codes: 0 the composition was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
+
+    def add_arguments(self, parser):
+        options.add_arguments(parser)
+
+    def check(self, given):
+        options.check(given)
+
+    def plan(self, files, given):
+        return options.plan(files, given)
+
+    def job(self):
+        from . import job  # bpy
+
+        return job
+
+    row, section, title = staticmethod(report.row), staticmethod(report.section), staticmethod(report.title)
+
+
+COMMAND = Compose()

@@ -7,11 +7,13 @@ armature and exported.
 
 import time
 
-from ..bridge import clip_io, importers
-from ..core.compose import sequence
-from ..core.errors import LoopsmithError
-from ..files import interrupts
-from . import engine_output, report
+from ....bridge import clip_io, importers
+from ....core.compose import sequence
+from ....core.errors import LoopsmithError
+from ....files import interrupts
+from ... import engine_output
+from ...entries import error_entry
+from . import report
 
 
 def pieces_and_junctions(paths, first_clip, others, options):
@@ -45,6 +47,6 @@ def process(task, options, name, inputs):
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        entry = report.error_entry(paths[0], str(error), time.perf_counter() - started)
+        entry = error_entry(paths[0], str(error), time.perf_counter() - started)
         entry["clips"] = [str(path) for path in paths]
         return [entry]

@@ -1,23 +1,11 @@
-"""The ``compose`` command: its options (this module, no Blender) and its job (:mod:`.compose_job`).
+"""compose's options (no Blender) and the plan of its one task.
 
 ``python -m loopsmith compose A B C -o OUT`` writes ``OUT/composition.<format>``:
 A, then B aligned to continue it, then C, each junction a transition.
 """
 
-from ..core.transition import make
-from .options import blend_seconds, frame, UsageError
-
-NAME = "compose"
-HELP = "string clips into one continuous performance, each continuing where the last ended, optionally looping"
-JOB = "compose_job"
-DONE = "composed"
-INPUTS = "+"
-
-EPILOG = """\
-usage: loopsmith compose walk.bvh run.bvh walk.bvh -o OUT --loop    (writes OUT/composition.bvh)
-       loopsmith compose dance.bvh dance.bvh --range 1 100 400 --range 2 900 1300 -o OUT
-
-exit codes: 0 the composition was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"""
+from ....core.transition import make
+from ...options import blend_seconds, frame, UsageError
 
 
 def add_arguments(parser):
@@ -32,7 +20,6 @@ def add_arguments(parser):
     parser.add_argument("--length", type=blend_seconds, help="blend length of every junction in seconds (default: chosen per junction)")
     parser.add_argument("--trim", action="store_true", help="cut idle frames (little motion) at each clip's start and end first")
     parser.add_argument("--no-align", dest="align", action="store_false", help="keep every clip where it stands instead of continuing the last")
-    parser.epilog = EPILOG
 
 
 def check(options):

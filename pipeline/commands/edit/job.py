@@ -9,11 +9,13 @@ import time
 
 import bpy
 
-from ..bridge import clip_io, importers
-from ..core.edit import blend, freeze, mirror, splice, timing
-from ..core.errors import LoopsmithError
-from ..files import interrupts
-from . import engine_output, report
+from ....bridge import clip_io, importers
+from ....core.edit import blend, freeze, mirror, splice, timing
+from ....core.errors import LoopsmithError
+from ....files import interrupts
+from ... import engine_output
+from ...entries import error_entry
+from . import report
 
 
 def _edited(options, clip, other, names):
@@ -55,11 +57,11 @@ def process(task, options, name, inputs):
         edited = _edited(options, clip, other, (first.name, second.name if second else ""))
         clip_io.write_edit(obj, edited, clip_io.require_action(obj), clip.frames[0], playback)
         clip_io.set_scene_fps(bpy.context.scene, edited.clip.fps)  # the exporters time frames by the scene's rate
-        entry = report.edit_entry(first, second, obj.name, targets, edited, 0.0)
+        entry = report.edit_entry(first, second, obj.name, targets, edited, 0.0, clip)
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        entry = report.error_entry(first, str(error), time.perf_counter() - started)
+        entry = error_entry(first, str(error), time.perf_counter() - started)
         if second is not None:
             entry["with"] = str(second)
         return [entry]
@@ -74,7 +76,7 @@ def _edit_without_scene(first, second, options, name, inputs, started):
     targets = engine_output.targets(options, name, first, inputs)
     edited = _edited(options, clip, other, (first.name, second.name if second else ""))
     armature = importers.bvh_armature_name(first)
-    entry = report.edit_entry(first, second, armature, targets, edited, 0.0)
+    entry = report.edit_entry(first, second, armature, targets, edited, 0.0, clip)
     engine_output.write_scene_free(edited.clip, targets, settings, header, entry, f"{armature}_{edited.edit}")
     entry["import_seconds"], entry["seconds"] = round(imported, 3), round(time.perf_counter() - started, 3)
     return [entry]

@@ -8,11 +8,12 @@ import contextlib
 import json
 import time
 
-from ..bridge import importers
-from ..core import graph as motion_graph
-from ..core.formats import graph_json
-from ..core.errors import GraphError, LoopsmithError
-from ..files import interrupts, outputs
+from ....bridge import importers
+from ....core import graph as motion_graph
+from ....core.formats import graph_json
+from ....core.errors import GraphError, LoopsmithError
+from ....files import interrupts, outputs
+from ...entries import error_entry
 from . import report
 
 
@@ -43,7 +44,7 @@ def _blocks_on(scheduler):
     """Where the distance map's blocks run: this process's threads, or the cluster at ``scheduler`` (``--scheduler``)."""
     if scheduler is None:
         return contextlib.nullcontext()
-    from . import cluster
+    from ... import cluster
 
     return cluster.block_map(scheduler)
 
@@ -62,9 +63,9 @@ def _read_library(paths, options):
             kept.append(path)
         except LoopsmithError as error:
             interrupts.check()
-            failed.append(report.error_entry(path, str(error), time.perf_counter() - started))
+            failed.append(error_entry(path, str(error), time.perf_counter() - started))
     odd = motion_graph.odd_clips(clips) if clips else {}
-    failed += [report.error_entry(kept[index], reason, 0.0) for index, reason in odd.items()]
+    failed += [error_entry(kept[index], reason, 0.0) for index, reason in odd.items()]
     return [c for k, c in enumerate(clips) if k not in odd], [p for k, p in enumerate(kept) if k not in odd], failed
 
 
@@ -97,6 +98,6 @@ def _built(task, options, inputs):
         return [entry, *failed]
     except LoopsmithError as error:
         interrupts.check()
-        entry = report.error_entry(options.graph, str(error), time.perf_counter() - started)
+        entry = error_entry(options.graph, str(error), time.perf_counter() - started)
         entry["clips"] = [str(path) for path in paths]
         return [*failed, entry]

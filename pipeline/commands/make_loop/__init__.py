@@ -1,0 +1,35 @@
+"""``make-loop``: find the best loop range in every armature's action and close its seam, the root travelling on."""
+
+from ...contract import Command
+from . import options, report
+
+
+class MakeLoop(Command):
+    name = "make-loop"
+    help = "loop every armature of the given files and folders"
+    done, kind = "looped", "loop"
+    examples = ("loopsmith make-loop walk.bvh -o looped                       # find the loop, make it, BVH out",
+                "loopsmith make-loop clips/ --range 12 76 --method SOFTFADE --format blend glb -o looped",
+                "loopsmith make-loop clips/ --cycles 2 --root-mode TRAVEL -o looped")
+    epilog = options.METHODS_HELP
+    exit_codes = "exit codes: 0 every armature looped, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
+
+    def add_arguments(self, parser):
+        options.add_arguments(parser)
+
+    def check(self, given):
+        options.check(given)
+
+    def plan(self, files, given):
+        return options.plan(files, given)
+
+    def job(self):
+        from . import job  # bpy
+
+        return job
+
+    row = staticmethod(report.row)
+    section = staticmethod(report.section)
+
+
+COMMAND = MakeLoop()

@@ -7,12 +7,14 @@ import time
 
 import bpy
 
-from ..bridge import clip_io, engine_files, importers
-from ..core.errors import LoopError, LoopsmithError, NoLoopFound
-from ..core.loop import detect, make as loop, stitch
-from ..files import interrupts
-from . import engine_output, report
-from .make_loop import OUTPUT_TAG
+from ....bridge import clip_io, engine_files, importers
+from ....core.errors import LoopError, LoopsmithError, NoLoopFound
+from ....core.loop import detect, make as loop, stitch
+from ....files import interrupts
+from ... import engine_output
+from ...entries import error_entry
+from . import report
+from .options import OUTPUT_TAG
 
 
 def _targets(stem, obj_name, several, options, path, inputs):
@@ -98,7 +100,7 @@ def _loop_file(path, options, stem, inputs):
             entries.append(make(_targets(stem, name, len(loops) > 1, options, path, inputs)))
         except LoopsmithError as error:
             interrupts.check()
-            entries.append(report.error_entry(path, str(error), time.perf_counter() - begun, name))
+            entries.append(error_entry(path, str(error), time.perf_counter() - begun, name))
     return entries, imported
 
 
@@ -115,7 +117,7 @@ def process(task, options, stem, inputs):
         entries, imported = _loop_file(path, options, stem, inputs)
     except LoopsmithError as error:
         interrupts.check()
-        entries, imported = [report.error_entry(path, str(error), time.perf_counter() - started)], 0.0
+        entries, imported = [error_entry(path, str(error), time.perf_counter() - started)], 0.0
     for entry in entries:
         entry["import_seconds"] = round(imported, 3)
     return entries

@@ -1,21 +1,14 @@
-"""The ``make-loop`` command: its options (this module, no Blender) and its per-file job (:mod:`.make_loop_job`)."""
+"""make-loop's options (no Blender): where the loop is, how its seam is closed, what the root does; the plan of its tasks."""
 
 import argparse
 
-from ..core.loop import make as loop, stitch
-from ..files import inputs
-from . import options as types
+from ....core.loop import make as loop, stitch
+from ....files import inputs
+from ... import options as types
 
-NAME = "make-loop"
-HELP = "loop every armature of the given files and folders"
 OUTPUT_TAG = "_loop"  # outputs are <input stem>_loop.<format>
-JOB = "make_loop_job"
-DONE = "looped"  # what the summary says of a finished task
-INPUTS = "+"  # argparse nargs of the input paths
 
-METHODS_HELP = "methods (--method):\n" + "\n".join(f"  {name:19s} {text}" for name, (_, text) in stitch.CHOICE_INFO.items()) + """
-
-exit codes: 0 every armature looped, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"""
+METHODS_HELP = "methods (--method):\n" + "\n".join(f"  {name:19s} {text}" for name, (_, text) in stitch.CHOICE_INFO.items())
 
 _PARAMETER_HELP = {
     "method": "how the seam is closed (see methods below); AUTO makes the loop with several and keeps the least visible",
@@ -87,7 +80,6 @@ def add_arguments(parser):
     parser.add_argument("--no-lock-feet", dest="lock_feet", action="store_false", help="do not re-solve the legs to keep planted feet still")
     for flag, kind, default, text in _AUTO_OPTIONS:
         parser.add_argument(flag, type=kind, help=f"with --auto: {text} (default: {default:g})")
-    parser.epilog = METHODS_HELP
 
 
 def plan(files, options):

@@ -1,0 +1,37 @@
+"""``synth GRAPH``: new motion from a motion graph, a random walk or a path through named clips, rendered through the
+transition engine."""
+
+from ...contract import Command
+from . import options, report
+
+
+class Synth(Command):
+    name = "synth"
+    help = "synthesize new motion from a motion graph: a random walk, or a path through named clips"
+    done, kind = "made", "synthesis"
+    inputs, inputs_metavar, inputs_help = 1, "GRAPH", "the motion graph (JSON) written by 'loopsmith graph'"
+    examples = ("loopsmith synth out/graph.json --seconds 30 --seed 1 -o out      # writes out/synthesis.bvh",
+                "loopsmith synth out/graph.json --seconds 20 --via walk run -o out")
+    exit_codes = "exit codes: 0 the motion was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
+
+    def add_arguments(self, parser):
+        options.add_arguments(parser)
+
+    def check(self, given):
+        options.check(given)
+
+    def plan(self, files, given):
+        return options.plan(files, given)
+
+    def paths(self, given):
+        return options.paths(given)
+
+    def job(self):
+        from . import job  # bpy
+
+        return job
+
+    row, section, title = staticmethod(report.row), staticmethod(report.section), staticmethod(report.title)
+
+
+COMMAND = Synth()

@@ -7,12 +7,14 @@ armature and exported.
 
 import time
 
-from ..bridge import clip_io, importers
-from ..core import graph as motion_graph
-from ..core.formats import graph_json
-from ..core.errors import LoopsmithError
-from ..files import interrupts
-from . import engine_output, report
+from ....bridge import clip_io, importers
+from ....core import graph as motion_graph
+from ....core.formats import graph_json
+from ....core.errors import LoopsmithError
+from ....files import interrupts
+from ... import engine_output
+from ...entries import error_entry
+from . import report
 
 
 def _clips(paths, options):
@@ -38,11 +40,11 @@ def process(task, options, name, inputs):
         composed = motion_graph.synthesize(graph, [clip, *others], options.seconds, options.seed, options.via)
         clip_io.write_clip(obj, composed.clip, name, source_action=clip_io.require_action(obj), frame_range=True)
         by_name = {clip_entry["name"]: clip_path for clip_entry, clip_path in zip(graph.clips, paths)}
-        entry = report.composition_entry(paths, obj.name, targets, composed, source_of=lambda segment: by_name[segment.name])
-        entry["graph_file"], entry["seed"], entry["via"] = str(options.graph), options.seed, list(options.via)
+        entry = report.synthesis_entry(paths, obj.name, targets, composed, options.graph, options.seed, options.via,
+                                       lambda segment: by_name[segment.name])
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        entry = report.error_entry(options.graph, str(error), time.perf_counter() - started)
+        entry = error_entry(options.graph, str(error), time.perf_counter() - started)
         entry["graph_file"] = str(options.graph)
         return [entry]

@@ -1,0 +1,34 @@
+"""``transition FROM TO``: FROM up to the best transition point, the blend, then TO aligned to continue it."""
+
+from ...contract import Command
+from . import options, report
+
+
+class Transition(Command):
+    name = "transition"
+    help = "blend one clip into another: FROM up to the best transition point, then TO, aligned to continue it"
+    done, kind = "made", "transition"
+    inputs, inputs_metavar, inputs_help = "+", "FROM TO", "the clip played first and the clip it blends into"
+    examples = ("loopsmith transition walk.bvh run.bvh -o out                     # best point, method and length chosen",
+                "loopsmith transition walk.bvh run.bvh --at 150 30 --method INERTIALIZE --length 0.4 -o out")
+    epilog = options.EPILOG
+    exit_codes = "exit codes: 0 the transition was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
+
+    def add_arguments(self, parser):
+        options.add_arguments(parser)
+
+    def check(self, given):
+        options.check(given)
+
+    def plan(self, files, given):
+        return options.plan(files, given)
+
+    def job(self):
+        from . import job  # bpy
+
+        return job
+
+    row, section, title = staticmethod(report.row), staticmethod(report.section), staticmethod(report.title)
+
+
+COMMAND = Transition()

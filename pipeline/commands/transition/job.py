@@ -6,11 +6,13 @@ stays open, so the result is written onto FROM's armature and exported.
 
 import time
 
-from ..bridge import clip_io, importers
-from ..core.errors import LoopsmithError
-from ..core.transition import make
-from ..files import interrupts
-from . import engine_output, report
+from ....bridge import clip_io, importers
+from ....core.errors import LoopsmithError
+from ....core.transition import make
+from ....files import interrupts
+from ... import engine_output
+from ...entries import error_entry
+from . import report
 
 
 def process(task, options, name, inputs):
@@ -34,6 +36,6 @@ def process(task, options, name, inputs):
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        entry = report.error_entry(source, str(error), time.perf_counter() - started)
+        entry = error_entry(source, str(error), time.perf_counter() - started)
         entry["to"] = str(target)
         return [entry]

@@ -1,26 +1,19 @@
-"""The ``transition`` command: its options (this module, no Blender) and its job (:mod:`.transition_job`).
+"""transition's options (no Blender) and the plan of its one task.
 
 ``python -m loopsmith transition FROM TO -o OUT`` writes ``OUT/<from>_to_<to>.<format>``:
 FROM's motion up to the transition, the blend, then TO's, aligned to continue it.
 """
 
-from ..core.motion import features
-from ..core.transition import make
-from .options import allowed_range, blend_seconds, frame_numbers, FRAME_RANGE, UsageError
+from ....core.motion import features
+from ....core.transition import make
+from ...options import allowed_range, blend_seconds, frame_numbers, FRAME_RANGE, UsageError
 
-NAME = "transition"
-HELP = "blend one clip into another: FROM up to the best transition point, then TO, aligned to continue it"
-JOB = "transition_job"
-DONE = "made"
-INPUTS = "+"  # argparse nargs of the input paths
 
 EPILOG = """\
 methods (--method):
   AUTO         try both on the best candidate points and blend lengths, keep the least visible (the default)
   INERTIALIZE  switch to TO at once and decay the pose and velocity difference away (what engines ship)
-  CROSSFADE    per-joint slerp from FROM into TO, time-warped so the two clips' steps line up
-
-exit codes: 0 the transition was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"""
+  CROSSFADE    per-joint slerp from FROM into TO, time-warped so the two clips' steps line up"""
 
 
 def add_arguments(parser):
@@ -33,7 +26,6 @@ def add_arguments(parser):
     parser.add_argument("--joints", default="all", help=f"joints the match compares: {', '.join(features.JOINT_SETS)}")
     parser.add_argument("--no-align", dest="align", action="store_false", help="keep TO where it is instead of continuing FROM's heading and floor position")
     parser.add_argument("--no-timewarp", dest="timewarp", action="store_false", help="CROSSFADE: blend frame by frame, without lining up the steps")
-    parser.epilog = EPILOG
 
 
 def check(options):

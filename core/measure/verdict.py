@@ -1,0 +1,134 @@
+"""One verdict for every result a command makes: GOOD, CHECK, VISIBLE or FAILED, from one set of thresholds.
+
+A result is judged by measures held against the clips it was made from
+(a seam's or junction's visibility, a velocity or root speed jump, the
+heading's turn rate, toe skating: each value over the clips' own, so 1 is
+as sharp as the motion that went in) and by how far its body leaves the
+clips' floor or height (metres). The worst measure decides:
+
+- GOOD: every ratio within :data:`SAME` (the clips' own, to rounding), on the floor;
+- CHECK: a ratio above that but within :data:`SEEN`, or a concern a command names (a cut that barely repeats);
+- VISIBLE: a ratio beyond :data:`SEEN`, or the body more than :data:`~.grounding.TOLERANCE` off the floor;
+- FAILED: nothing was made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import grounding
+
+GOOD, CHECK, VISIBLE, FAILED = "GOOD", "CHECK", "VISIBLE", "FAILED"
+WORDS = (GOOD, CHECK, VISIBLE, FAILED)  # from best to worst
+SAME = 1.01  # a ratio up to this is the clips' own (many blends measure exactly 1, to rounding)
+SEEN = 1.5  # a ratio beyond this shows at full speed
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One number a result is judged by, against the clips' own.
+
+    name: what it measures, in words ("junction visibility"); value: the
+    result's; own: the clips' own value of the same measure (1 for a
+    measure that is already a ratio to them); unit: the value's unit ("" for
+    a ratio, "m/s"); negligible: a value at or below it counts as the clips'
+    own whatever their own (toe skating of 1 mm/s against planted clips).
+    """
+
+    name: str
+    value: float
+    own: float = 1.0
+    unit: str = ""
+    negligible: float = 0.0
+
+    @property
+    def ratio(self) -> float:
+        """value over the clips' own (0 when negligible)."""
+        if self.value <= self.negligible:
+            return 0.0
+        return self.value / max(self.own, self.negligible, 1e-12)
+
+    @property
+    def word(self) -> str:
+        return GOOD if self.ratio <= SAME else CHECK if self.ratio <= SEEN else VISIBLE
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The word, the reasons behind a word other than GOOD (one line each) and the measures it was judged by."""
+
+    word: str
+    reasons: tuple = ()
+    measures: tuple = field(default=())
+
+    def to_json(self) -> dict:
+        """The report's ``verdict``: ``{"word", "reasons", "measures": [{"name", "value", "own", "ratio", "unit"}]}``."""
+        return {"word": self.word, "reasons": list(self.reasons),
+                "measures": [{"name": m.name, "value": round(float(m.value), 4), "own": round(float(m.own), 4),
+                              "ratio": round(float(m.ratio), 3), "unit": m.unit} for m in self.measures]}
+
+
+def _worse(a: str, b: str) -> str:
+    return max(a, b, key=WORDS.index)
+
+
+def _reason(measure: Measure) -> str:
+    unit = f" {measure.unit}" if measure.unit else ""
+    if measure.unit:
+        return f"{measure.name} {measure.value:.3g}{unit}, {measure.ratio:.2f}x the clips' own ({measure.own:.3g}{unit})"
+    return f"{measure.name} {measure.value:.2f}x the clips' own"
+
+
+def judge(measures: list[Measure], floor_offset: float = 0.0, pelvis_offset: float = 0.0, concerns: tuple = ()) -> Verdict:
+    """The :class:`Verdict` of a made result: its measures, its body's offsets from the clips' floor and height (metres) and
+    the ``concerns`` its command names (each at least CHECK)."""
+    word, reasons = GOOD, []
+    for measure in measures:
+        if measure.word != GOOD:
+            word = _worse(word, measure.word)
+            reasons.append(_reason(measure))
+    if grounding.stands_off(floor_offset, pelvis_offset):
+        word = VISIBLE
+        reasons.append(f"off the floor: the feet leave the clips' floor by {floor_offset:.2f} m, the pelvis their heights by "
+                       f"{pelvis_offset:.2f} m")
+    if concerns:
+        word = _worse(word, CHECK)
+        reasons.extend(concerns)
+    return Verdict(word, tuple(reasons), tuple(measures))
+
+
+def failed(reason: str) -> Verdict:
+    """The verdict of a task that made nothing."""
+    return Verdict(FAILED, (reason,))
+
+
+def worst(verdicts: list[Verdict]) -> str:
+    """The worst word of several verdicts (GOOD for none)."""
+    word = GOOD
+    for verdict in verdicts:
+        word = _worse(word, verdict.word)
+    return word
+
+
+# Below these a measure counts as the clips' own whatever their own: too small to see.
+NEGLIGIBLE_ROOT_SPEED_JUMP = 0.05  # m/s between two frames
+NEGLIGIBLE_HEADING_RATE = 0.3  # rad/s (17 degrees a second)
+NEGLIGIBLE_SKATING = 0.02  # m/s of a planted toe
+
+
+def of_transition(metrics: dict) -> Verdict:
+    """The verdict of a transition or a composition's junction, from its metrics by name (the fields of
+    :class:`~.transition.TransitionMetrics`: visibility, root speed jump, heading rate and toe skating with the clips' own;
+    the floor and pelvis offsets in metres)."""
+    return judge([Measure("junction visibility", metrics["visibility"]),
+                  Measure("root speed jump", metrics["root_speed_jump"], metrics["clips_root_speed_jump"], "m/s", NEGLIGIBLE_ROOT_SPEED_JUMP),
+                  Measure("heading turn rate", metrics["heading_rate"], metrics["clips_heading_rate"], "rad/s", NEGLIGIBLE_HEADING_RATE),
+                  Measure("toe skating", metrics["skating"], metrics["clips_skating"], "m/s", NEGLIGIBLE_SKATING)],
+                 metrics.get("floor_offset", 0.0), metrics.get("pelvis_offset", 0.0))
+
+
+def of_seam(visibility: float, velocity_jump_ratio: float, floor_offset: float = 0.0, pelvis_offset: float = 0.0,
+            concerns: tuple = ()) -> Verdict:
+    """The verdict of a loop's seam: its visibility and velocity jump over the clip's own, the body's offsets (metres)."""
+    return judge([Measure("seam visibility", visibility), Measure("seam velocity jump", velocity_jump_ratio)],
+                 floor_offset, pelvis_offset, concerns)
