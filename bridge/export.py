@@ -64,6 +64,21 @@ def _only_the_loop(obj, frame_start, frame_end):
 
 
 @contextlib.contextmanager
+def _playing(scene, frame_start, frame_end):
+    """The scene's frame range set to ``frame_start..frame_end`` and its current frame to the start meanwhile, so a saved
+    .blend plays the result (the action's own range: a WRAP loop's n distinct frames); restored afterwards."""
+    kept = scene.frame_start, scene.frame_end, scene.frame_current
+    try:
+        # The start first: setting it past the end moves the end along, while an end before the start is clamped.
+        scene.frame_start, scene.frame_end = frame_start, frame_end
+        scene.frame_current = frame_start
+        yield scene
+    finally:
+        scene.frame_start, scene.frame_end = kept[:2]
+        scene.frame_current = kept[2]
+
+
+@contextlib.contextmanager
 def _gltf_rate(scene):
     """The scene's ``fps_base`` inverted meanwhile: Blender's glTF exporter times frames by ``fps * fps_base``, not ``fps / fps_base``.
 
@@ -182,21 +197,23 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None,
     action) animation name and root bone name: bone ``root`` (the floor bone
     on top, see :func:`.engine_files.engine_root`) is called
     ``profile.root_name`` in the file. A .blend is a copy of
-    the whole file. Selection, active object, the scene's frame range and
-    current frame are left as they were. Raises ExportError with a one-line
+    the whole file, its scene playing the action's frame range. Selection,
+    active object, the scene's frame range and current frame are left as they were. Raises ExportError with a one-line
     reason (which does not name ``path``: the caller names its target).
     """
     if suffix not in FORMATS:
         raise ExportError(f"cannot write '{suffix}' files (only {', '.join(FORMATS)})")
     try:
         action = action_curves.require_action(obj)
+        playing = read_action.resolve_range(action) if suffix == ".blend" else None
     except ClipError as error:
         raise ExportError(str(error)) from None
     path = pathlib.Path(path)
     try:
         with silenced():
             if suffix == ".blend":
-                bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
+                with _playing(bpy.context.scene, *playing):
+                    bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
             else:
                 _export(obj, action, path, suffix, frame_start, frame_end, bvh_scale, bvh_source, profile, looping, root)
     except (RuntimeError, OSError, bvh.BvhError) as error:

@@ -1,5 +1,6 @@
 """What every Loopsmith operator shares: poll reasons, progress, error reports."""
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -9,6 +10,7 @@ import bpy
 from ..bridge import clip_io
 from ..core.errors import ClipError, LoopsmithError
 from ..core.loop import detect
+from ..core.measure import verdict
 
 
 def reports_errors(execute: Callable) -> Callable:
@@ -116,11 +118,10 @@ def detect_loops(clip, props, frame_range=None):
 
 
 def composition_report(composed, what):
-    """(the report level, one line) for a made composition or synthesis: INFO, or WARNING with what stays visible."""
+    """(the report level, one line) for a made composition or synthesis: its verdict (the command line's, from the same
+    thresholds) and why, INFO when GOOD, else WARNING."""
     worst = max((t.metrics.visibility for t in composed.transitions), default=0.0)
-    problems = [f"junctions {', '.join(map(str, composed.visible_junctions))} stay visible"] if composed.visible_junctions else []
-    if not composed.grounded:
-        problems.append(f"the body leaves the clips' floor by {composed.numbers['floor_offset_m']:.2f} m "
-                        f"(pelvis {composed.numbers['pelvis_offset_m']:.2f} m)")
-    line = f"{what}: worst junction visibility {worst:.2f}" + "".join(f"; {problem}" for problem in problems)
-    return ({"WARNING"} if problems else {"INFO"}), line
+    judged = verdict.of_composition([dataclasses.asdict(t.metrics) for t in composed.transitions], composed.numbers.get("seam_visibility"),
+                                    composed.numbers.get("floor_offset_m", 0.0), composed.numbers.get("pelvis_offset_m", 0.0))
+    line = f"{what}: {judged.word}, worst junction visibility {worst:.2f}" + "".join(f"; {reason}" for reason in judged.reasons)
+    return ({"INFO"} if judged.word == verdict.GOOD else {"WARNING"}), line

@@ -54,7 +54,8 @@ class EditOperator:
             written = clip_io.write_edit(obj, edited, source, clip.frames[0], playback)
             source.use_fake_user = True  # the original stays in the file
         after = self.written(context, edited)
-        self.report({"INFO"}, f"{self.bl_label} '{source.name}' into '{written.name}': {edited.summary()}{after}")
+        level = "INFO" if edited.verdict.word == "GOOD" else "WARNING"  # the verdict the command line gives the same edit
+        self.report({level}, f"{self.bl_label} '{source.name}' into '{written.name}': {edited.summary()}{after}")
         return {"FINISHED"}
 
     def written(self, context, edited):

@@ -6,6 +6,7 @@ from .. import properties
 from ..bridge import clip_io
 from ..core.errors import LoopError, NoLoopFound
 from ..core.loop import detect, make as loop, stitch
+from ..core.measure import verdict
 from ..ui.layout import draw_make_loop, draw_method_kept
 from . import common
 
@@ -103,9 +104,12 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
         store_result(settings, result, written, start, end)
         before, after = result.before, result.after
         kept = f"best measured: {loop.methods_text(result)}" if result.tried else result.method.lower()
-        self.report({"INFO"}, f"Loop {start}-{end} ({result.length} frames, {self.loop_mode.lower()}, root {result.root_mode.lower()}, {kept}) "
-                              f"into '{written.action.name}': seam visibility {before.visibility:.1f} -> {after.visibility:.1f}, "
-                              f"velocity jump {before.max_velocity_jump:.2f} -> {after.max_velocity_jump:.2f} m/s{curves_note(written)}")
+        judged = verdict.of_seam(after.visibility, after.velocity_jump_ratio, result.body.floor_offset, result.body.pelvis_offset)
+        self.report({"INFO"} if judged.word == verdict.GOOD else {"WARNING"},
+                    f"Loop {start}-{end} ({result.length} frames, {self.loop_mode.lower()}, root {result.root_mode.lower()}, {kept}) "
+                    f"into '{written.action.name}': {judged.word}{''.join(f'; {reason}' for reason in judged.reasons)}; seam visibility "
+                    f"{before.visibility:.1f} -> {after.visibility:.1f}, velocity jump {before.max_velocity_jump:.2f} -> "
+                    f"{after.max_velocity_jump:.2f} m/s{curves_note(written)}")
         return {"FINISHED"}
 
 

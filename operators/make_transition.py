@@ -1,11 +1,14 @@
 """Make Transition: the active armature's action, a blend, then another action aligned to continue it."""
 
+import dataclasses
+
 import bpy
 
 from .. import properties
 from ..bridge import clip_io, images
 from ..core.errors import TransitionError
-from ..core.transition.make import make_transition, shows
+from ..core.measure import verdict
+from ..core.transition.make import make_transition
 from ..ui.layout import draw_transition
 from . import common
 
@@ -95,11 +98,11 @@ class LOOPSMITH_OT_make_transition(bpy.types.Operator):
         store_points(settings, transition, source, target)
         settings.frame_a, settings.frame_b = transition.frame_a, transition.frame_b  # also for a switch to Manual
         show_distance(settings, transition, name)
-        visible = shows(transition.metrics)
-        self.report({"WARNING"} if visible else {"INFO"},
+        judged = verdict.of_transition(dataclasses.asdict(transition.metrics))  # the command line's verdict, same thresholds
+        self.report({"INFO"} if judged.word == verdict.GOOD else {"WARNING"},
                     f"Transition '{source.name}' frame {transition.frame_a} -> '{target.name}' frame {transition.frame_b} "
-                    f"({transition.method.lower()}, {transition.length:.2f} s) into '{written.name}'{': VISIBLE' if visible else ''}: "
-                    f"{transition.metrics.summary()}")
+                    f"({transition.method.lower()}, {transition.length:.2f} s) into '{written.name}': {judged.word}"
+                    f"{''.join(f'; {reason}' for reason in judged.reasons)}; {transition.metrics.summary()}")
         return {"FINISHED"}
 
 

@@ -38,7 +38,10 @@ class Command:
     nargs of the input paths; inputs_metavar: how the usage line names them
     (``FROM TO``: inputs named one by one, a fixed list); inputs_help: what they are; epilog: what ``--help`` says
     after the options (method lists), before the examples; fans_out: its task
-    sends work of its own to a Dask cluster.
+    sends work of its own to a Dask cluster; writes_motion: its outputs are
+    motion files, so it offers ``--format`` and the game-engine options
+    (``--engine``, ``--root-*``); reads_folders: its inputs may be folders, so
+    it offers ``--include-outputs``; out_help: what ``-o`` names.
     """
 
     name: str = ""
@@ -52,6 +55,9 @@ class Command:
     epilog: str = ""
     exit_codes: str = "exit codes: 0 every task done, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
     fans_out: bool = False
+    writes_motion: bool = True
+    reads_folders: bool = True
+    out_help: str = "output folder"
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The command's own options (the shared ones come from :func:`.runner.add_common_arguments`)."""

@@ -24,14 +24,14 @@ def add_arguments(parser):
                        help="write for this engine: its format (unless --format), units, root bone and animation names (see engines below)")
     group.add_argument("--root-motion", choices=ROOT_MOTION,
                        help="move the travel onto a root bone on the floor under the character: HEADING (position and heading), "
-                            "POSITION (position only), IN_PLACE (the travel removed, for engines that bake it into the pose) "
-                            "(default: HEADING with --engine, else NONE)")
+                            "POSITION (position only), IN_PLACE (the travel removed, for engines that bake it into the pose; "
+                            "make-loop then makes the loop in place) (default: HEADING with --engine, else NONE)")
     group.add_argument("--root-height", choices=root_bone.HEIGHTS,
                        help="PELVIS keeps the height on the pelvis, the root on the floor; ROOT lets the root rise and fall with it (stairs) "
                             "(default: PELVIS)")
-    group.add_argument("--root-name", help="the name of a root bone Loopsmith adds; with --engine the rig's own floor bone is renamed "
+    group.add_argument("--root-name", metavar="NAME", help="the name of a root bone Loopsmith adds; with --engine the rig's own floor bone is renamed "
                                            "to it too (default: the engine's, 'root')")
-    group.add_argument("--root-smoothing", type=number(0.0, MAX_BLEND_SECONDS),
+    group.add_argument("--root-smoothing", type=number(0.0, MAX_BLEND_SECONDS), metavar="SECONDS",
                        help=f"seconds over which the root's path and heading are smoothed (default: {SMOOTHING:g})")
 
 

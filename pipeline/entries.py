@@ -16,6 +16,24 @@ def rounded(values, digits):
     return [round(float(v), digits) for v in values]
 
 
+def frame_rate(fps):
+    """A frame rate as the report gives it: to 3 decimals, which keeps 29.97 and 23.976 and drops a BVH frame time's
+    rounding (0.033333 s is 30.00003 fps)."""
+    return round(float(fps), 3)
+
+
+def significant(value, digits=4):
+    """Numbers in ``value`` (nested lists and dicts) to ``digits`` significant digits, for numbers whose last digits are
+    float32 noise (a graph's distance statistics)."""
+    if isinstance(value, dict):
+        return {key: significant(item, digits) for key, item in value.items()}
+    if isinstance(value, list):
+        return [significant(item, digits) for item in value]
+    if isinstance(value, float):
+        return float(f"{value:.{digits}g}")
+    return value
+
+
 def metrics_json(metrics):
     """A metrics dataclass as a dict of its fields, rounded to 4 digits."""
     return {name: round(float(value), 4) for name, value in dataclasses.asdict(metrics).items()}

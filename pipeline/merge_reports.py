@@ -34,10 +34,12 @@ class PartError(LoopsmithError):
 
 
 def add_arguments(parser):
-    parser.add_argument("parts", nargs="+", type=pathlib.Path, help="part reports (.json), or folders of them")
-    parser.add_argument("--report", type=pathlib.Path,
+    parser.add_argument("parts", nargs="+", type=pathlib.Path, metavar="PART", help="part reports (.json), or folders of them")
+    parser.add_argument("--report", type=pathlib.Path, metavar="PATH.json",
                         help="the merged JSON report, ending in .json; the HTML page goes beside it (default: OUT/loopsmith_report.json "
                              "of the parts' run)")
+    parser.epilog = ("examples:\n  loopsmith merge-reports out/            # the part reports a --shard K/N run left in out/\n\n"
+                     "exit codes: 0 every entry done, 1 some failed or a part is wrong (named on stderr), 2 usage error")
 
 
 def main(options):

@@ -7,6 +7,9 @@ and exits with 2. Plain Python (no Blender).
 import argparse
 import math
 import pathlib
+import sys
+
+from ..files.progress import say
 
 
 class UsageError(Exception):
@@ -93,15 +96,51 @@ def json_values(options):
     return {key: plain(value) for key, value in vars(options).items()}
 
 
+def warn_renamed(parser, old, new):
+    """One warning line on stderr for an option spelled the old way: ``loopsmith compose: warning: --range K FIRST LAST is
+    now --clip-range K FIRST LAST``."""
+    say(f"{parser.prog}: warning: {old} is now {new}", sys.stderr)
+
+
+class Renamed(argparse.Action):
+    """An option's old spelling, kept for one release: hidden from ``--help``, it stores what the new spelling would (into
+    the new one's ``dest``) and warns once per use.
+
+    now: the new spelling as the warning shows it (``--clip-range K FIRST LAST``);
+    values: for an option of choices, ``{old value: new value}``, and the
+    warning names both values (``--shorter LOOP is now --lasts LONGER``);
+    append: the new spelling is an ``append`` option (given once per item).
+    """
+
+    def __init__(self, option_strings, dest, now, values=None, append=False, **kwargs):
+        kwargs.setdefault("help", argparse.SUPPRESS)
+        if values:
+            kwargs.setdefault("choices", tuple(values))
+        super().__init__(option_strings, dest, **kwargs)
+        self.now, self.values, self.append = now, values, append
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if self.values:
+            warn_renamed(parser, f"{option_string} {values}", f"{self.now} {self.values[values]}")
+            values = self.values[values]
+        else:
+            metavar = self.metavar if isinstance(self.metavar, tuple) else (self.metavar,) if self.metavar else ()
+            warn_renamed(parser, " ".join((option_string, *metavar)), self.now)
+        if self.append:
+            values = [*(getattr(namespace, self.dest, None) or []), values]
+        setattr(namespace, self.dest, values)
+
+
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Every option's range (of a :func:`number` type) and default in ``--help`` (unless its text gives it), and epilogs kept as written."""
+    """Every option's range (of a :func:`number` type) and default in ``--help`` (unless its text gives it, or there is
+    nothing to show: an empty list or name), and epilogs kept as written."""
 
     def _get_help_string(self, action):
         text = action.help or ""
         allowed = getattr(action.type, "allowed", "")
         if allowed and text != argparse.SUPPRESS:
             text = f"{text} (range: {allowed})"
-        if "default" in text or action.nargs == 0 or action.default in (None, argparse.SUPPRESS):
+        if "default" in text or action.nargs == 0 or action.default in (None, argparse.SUPPRESS, "", []):
             return text
         default = " ".join(action.default) if isinstance(action.default, list) else "%(default)s"
         return f"{text} (default: {default})"

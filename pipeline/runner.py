@@ -1,16 +1,14 @@
 """The job runner every command plugs into: inputs, worker processes, progress, reports, exit codes.
 
-A command (a module, or an object such as :class:`.edit.EditCommand`)
-provides ``NAME``, ``HELP``, ``JOB`` (the name of its
-bpy-side module, whose ``process(task, options, name, inputs)`` returns the
-report entries of one task), ``DONE`` (what the summary says of a finished
-task), ``INPUTS`` (argparse nargs of the input paths), ``add_arguments(parser)``, ``check(options)`` and
-``plan(files, options) -> (tasks, names)``: the tasks (tuples of input
-paths: one file for make-loop, a pair for transition) and each task's output
-name. This module needs no Blender: the job module is imported
-only where files are processed, so ``--jobs N`` starts its workers at once.
-With ``--scheduler ADDRESS`` the tasks go to a Dask cluster instead
-(:mod:`.cluster`), each in a fresh worker process started the same way.
+A command keeps the contract of :class:`.contract.Command`: its options
+(``add_arguments``, ``check``), its ``plan(files, options) -> (tasks,
+names)`` (tuples of input paths: one file for make-loop, a pair for
+transition; each task's output name) and its ``job()``, the bpy-side module
+whose ``process(task, options, name, inputs)`` returns the report entries of
+one task. This module needs no Blender: the job is imported only where files
+are processed, so ``--jobs N`` starts its workers at once. With ``--scheduler
+ADDRESS`` the tasks go to a Dask cluster instead (:mod:`.cluster`), each in a
+fresh worker process started the same way.
 
 Exit codes (:func:`.reports.finish`): 0 every file done, 1 some failed (each
 named on stderr) or the report could not be written, 2 a usage error, 130
@@ -36,29 +34,48 @@ OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend")
 MAX_JOBS = 256  # worker processes on one machine; more is a typo, and a cluster takes --scheduler
 
 
+DEFAULT_OUT = pathlib.Path("loopsmith_out")
+
+
 def add_common_arguments(parser, command):
-    """Options every file command shares: the command's inputs (as its usage names them), outputs, import settings,
-    workers, reports."""
+    """Options every file command shares that it uses: the command's inputs (as its usage names them), outputs (formats
+    only for a command that writes motion), import settings, workers, reports (earlier outputs only where folders are read)."""
     parser.add_argument("inputs", nargs=command.inputs, type=pathlib.Path, metavar=command.inputs_metavar, help=command.inputs_help)
-    parser.add_argument("-o", "--out", type=pathlib.Path, default=pathlib.Path("loopsmith_out"), help="output folder")
-    parser.add_argument("--format", choices=OUTPUT_FORMATS, nargs="+",
-                        help="output formats, one or more ('same': the input's) (default: the --engine's, else same)")
-    parser.add_argument("--bvh-scale", type=number(*bvh.SCALE_RANGE), default=None,
+    parser.add_argument("-o", "--out", type=pathlib.Path, metavar="FOLDER",
+                        help=f"{command.out_help} (default: the --report's folder, else {DEFAULT_OUT})")
+    if command.writes_motion:
+        parser.add_argument("--format", choices=OUTPUT_FORMATS, nargs="+",
+                            help="output formats, one or more ('same': the input's) (default: the --engine's, else same)")
+    parser.add_argument("--bvh-scale", type=number(*bvh.SCALE_RANGE), default=None, metavar="METRES_PER_UNIT",
                         help="metres per BVH unit on import (default: detected from the skeleton's height; 0.01 for centimetres)")
     parser.add_argument("--bvh-up", choices=("Y", "Z"), help="the BVH files' up axis (default: the axis the skeleton stands along)")
     parser.add_argument("--bvh-reader", choices=("numpy", "blender"), default="numpy",
                         help="numpy: read BVH files at numpy speed and build the armature in bulk; blender: Blender's own BVH importer")
-    parser.add_argument("-j", "--jobs", type=number(1, MAX_JOBS, integer=True),
+    parser.add_argument("-j", "--jobs", type=number(1, MAX_JOBS, integer=True), metavar="N",
                         help="worker processes, this one included (capped at the files and cores, with a note) (default: 1)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="send every task to the Dask cluster of this scheduler (e.g. tcp://10.0.0.5:8786); inputs and -o on storage "
-                             "the workers share, at the same paths (needs 'distributed' in the venv)")
-    parser.add_argument("--report", type=pathlib.Path, help="JSON report path, ending in .json; the HTML page goes beside it (default OUT/loopsmith_report.json)")
-    parser.add_argument("--include-outputs", action="store_true", help="also read, in scanned folders, the files the report in OUT lists as earlier outputs")
+                             "the workers share, at the same paths (needs 'distributed' in the venv) (default: none, this machine's workers)")
+    parser.add_argument("--report", type=pathlib.Path, metavar="PATH.json",
+                        help="JSON report path, ending in .json; the HTML page goes beside it (default: FOLDER/loopsmith_report.json)")
+    if command.reads_folders:
+        parser.add_argument("--include-outputs", action="store_true",
+                            help="also read, in scanned folders, the files the report in FOLDER lists as earlier outputs")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--shard", type=shard, metavar="K/N",
                         help="only the K-th of N shares of the inputs (every N-th file in sorted order, from the K-th): "
-                             "for farm tasks that split one folder")
+                             "for farm tasks that split one folder (default: all of them)")
+
+
+def check_options(command, options):
+    """Every check a run makes of its options before reading any file: ``-o`` filled in (the report's folder when only
+    ``--report`` is given, so outputs and report land together), the command's own checks, then the engine options'
+    (for a command that writes motion). Raises UsageError."""
+    if options.out is None:
+        options.out = options.report.parent if options.report is not None else DEFAULT_OUT
+    command.check(options)
+    if command.writes_motion:
+        engine.check(options)
 
 
 def _usage(command, message):
@@ -70,13 +87,12 @@ def run(command, options):
     """Run ``command`` over its inputs with parsed ``options``; returns the exit code."""
     started = time.perf_counter()
     try:
-        engine.check(options)
-        command.check(options)
+        check_options(command, options)
         try:
             report_path = reports.report_path(options.report, options.out, options.inputs, options.shard)
         except ValueError as error:
             raise UsageError(f"--report: {error}") from None
-        files, skipped = input_files.collect(options.inputs, reports.earlier_outputs(report_path), options.include_outputs)
+        files, skipped = input_files.collect(options.inputs, reports.earlier_outputs(report_path), getattr(options, "include_outputs", False))
         if not files:
             raise UsageError("no BVH, FBX, glTF or .blend files in the given inputs")
         _refuse_shared_paths(command, options, files, report_path)

@@ -33,7 +33,9 @@ except ImportError:
 
 
 #: The markers every test in a folder carries (a file adds its own where its tests differ, as in cli/).
-FOLDER_MARKERS = {"blender": ("blender",), "realdata": ("realdata",)}
+FOLDER_MARKERS = {"blender": ("blender",), "realdata": ("realdata",),
+                  # The report pages in Chromium, of commands run on the real clips (bpy runs them).
+                  "browser": ("browser", "blender", "realdata")}
 
 
 def pytest_itemcollected(item):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything the tests need, then run them:
 #   - a venv without bpy runs the core tests (proof that core/ needs numpy only);
-#   - bpy 5.0.1 runs the whole suite; bpy 4.5 LTS and 4.2 LTS run every Blender-side test.
+#   - bpy 5.0.1 runs the whole suite, the report pages in Debian's chromium too (installed here when missing and
+#     we are root); bpy 4.5 LTS and 4.2 LTS run every other Blender-side test.
 # The first run downloads ~1.1 GB and makes ~3.2 GB of venvs in .venv/ (see tools/venv.sh);
 # later runs reuse them while their requirements stay the same.
 # Extra arguments go to every pytest run (e.g. -k bridge, -x).
@@ -13,6 +14,18 @@ source tools/venv.sh
 # blender executable it would abort pytest, so it is switched off then.
 plugin=()
 command -v blender >/dev/null || plugin=(-p no:pytest-blender)
+
+# The browser tests (tests/browser) open every command's report page in Debian's chromium, headless.
+if ! command -v chromium >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's chromium for the browser tests (apt-get install chromium)"
+    { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 ||
+      { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; }; } ||
+      echo "could not install chromium: the browser tests will skip (and fail in CI)"
+  else
+    echo "no chromium: the browser tests will skip (and fail in CI); install Debian's chromium (apt-get install chromium) to run them"
+  fi
+fi
 
 status=0
 run() {  # run LABEL PYTHON PYTEST-ARGS...
@@ -28,7 +41,7 @@ for version in 5.0.1 4.5.15 4.2.23; do
   if [ "$version" = 5.0.1 ]; then
     run "full suite, bpy $version" "$py" "$@"
   else
-    run "Blender-side tests, bpy $version" "$py" -m blender "$@"
+    run "Blender-side tests, bpy $version" "$py" -m "blender and not browser" "$@"  # the browser tests: with 5.0.1 only
   fi
 done
 exit $status

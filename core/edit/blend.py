@@ -471,8 +471,6 @@ def blend(clip_a: Clip, clip_b: Clip, weight: float | list | np.ndarray = 0.5, t
     notes += _left_out_notes(clip_a, clip_b, numbers, names, short is None and timing != "FRACTION")
     if measure.same_motion(clip_a, clip_b):
         notes.append("both clips hold the same motion: the blend is that motion")
-    notes += measure.quality_notes(numbers["skating"], numbers["inputs_skating"], numbers["worst_frame"], numbers["inputs_worst_frame"],
-                                   "the inputs")
-    body_numbers, body_notes = grounding.numbers_and_notes(grounding.of_clip(result, positions, (clip_a, clip_b)), "the inputs")
+    body_numbers = grounding.numbers(grounding.of_clip(result, positions, (clip_a, clip_b)))
     numbers.update(body_numbers)
-    return measure.EditResult(result, "blend", numbers, tuple(notes + body_notes))
+    return measure.EditResult(result, "blend", numbers, tuple(notes))

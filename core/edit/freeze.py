@@ -90,4 +90,6 @@ def freeze(clip: Clip, bones: list[str], frame: int | None = None, rest: bool = 
     numbers = {"bones": len(indices), "frozen_frames": last - first + 1, "blend_frames": blend_frames,
                "worst_frame": worst_frame(after, clip.dt, reference, moved), "source_worst_frame": worst_frame(before, clip.dt, reference, moved)}
     # A hold over a loop's first and last frames holds both alike: a loop stays a loop.
-    return EditResult(result, "freeze", numbers, keeps_loop=True)
+    eases = [(max(first - blend_frames, 0), first - 1, "easing in"), (last + 1, min(last + blend_frames, clip.num_frames - 1), "easing out")]
+    windows = (*[ease for ease in eases if ease[1] >= ease[0]], (first, last, "held"))
+    return EditResult(result, "freeze", numbers, keeps_loop=True, windows=tuple(sorted(windows)))

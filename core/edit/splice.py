@@ -248,8 +248,6 @@ def splice(lower: Clip, upper: Clip, upper_root: str | None = None, timing: str 
         "time_rate": float((times[-1] - times[0]) / max(lower.num_frames - 1, 1)),
     }
     notes = list(notes) + (["both clips hold the same motion: the splice is that motion"] if measure.same_motion(lower, upper) else [])
-    notes += measure.quality_notes(numbers["skating"], numbers["lower_skating"], numbers["join_visibility"], numbers["lower_join_visibility"],
-                                   "the lower clip", "the spine join's sharpest frame")
-    body_numbers, body_notes = grounding.numbers_and_notes(grounding.of_clip(clip, positions, (lower_positions,)), "the lower clip")
+    body_numbers = grounding.numbers(grounding.of_clip(clip, positions, (lower_positions,)))
     numbers.update(body_numbers)
-    return measure.EditResult(clip, "splice", numbers, tuple(notes + body_notes))
+    return measure.EditResult(clip, "splice", numbers, tuple(notes))

@@ -76,7 +76,7 @@ def _resolve_root(clip, root_mode, root_bone):
     if root_mode == "AUTO":
         root_mode = "TRAVEL" if moving else "LOOP"
     if root_mode in ("TRAVEL", "IN_PLACE") and not moving:
-        raise LoopError(f"no bone travels (horizontally by {root_motion.MIN_TRAVEL} or more) for root mode {root_mode}")
+        raise LoopError(f"no bone travels (horizontally by {root_motion.MIN_TRAVEL:g} m or more) for root mode {root_mode}")
     return (root if moving else None), root_mode
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..motion import contacts, kinematics
 from ..motion.clip import Clip
-from . import seam as metrics
+from . import seam as metrics, verdict as verdicts
 
 
 @dataclass
@@ -27,6 +27,8 @@ class EditResult:
     frame for frame), so other curves of the input can follow. keeps_loop:
     whether a looping input still loops (its first and last poses keep
     their relation), so the result can be written to play as a cycle too.
+    windows: ``(first, last, what)`` 0-based result frames the edit changed
+    in a way worth marking (a freeze's held range and its eases), in order.
     """
 
     clip: Clip
@@ -35,11 +37,19 @@ class EditResult:
     notes: tuple = ()
     source_times: np.ndarray = None
     keeps_loop: bool = False
+    windows: tuple = ()
+
+    @property
+    def verdict(self) -> verdicts.Verdict:
+        """The edit's :func:`edit_verdict`."""
+        return edit_verdict(self.numbers)
 
     def summary(self) -> str:
-        """One line: the numbers, then the notes."""
+        """One line: the verdict and its reasons, the numbers, then the notes."""
+        verdict = self.verdict
         parts = [f"{name.replace('_', ' ')} {value:.3g}" for name, value in self.numbers.items()]
-        return "; ".join([", ".join(parts), *self.notes]) if self.notes else ", ".join(parts)
+        return "; ".join([": ".join([verdict.word, *verdict.reasons[:1]]) + "".join(f"; {r}" for r in verdict.reasons[1:]),
+                          ", ".join(parts), *self.notes])
 
 
 def joint_positions(clip: Clip) -> np.ndarray:
@@ -115,20 +125,20 @@ def worst_frame(positions: np.ndarray, dt: float, reference: np.ndarray, joints:
     return float((kinematics.accelerations(positions[:, joints], dt, inner) / reference[joints]).max())
 
 
-#: Beyond these ratios to the inputs' own, an edit's result is flagged for a look.
-SKATING_LIMIT = 1.5
-SHARPNESS_LIMIT = 1.05
+# (the result's measure, the inputs' same measure, its name, unit, what is too small to see) by which an edit is judged.
+JUDGED = (("worst_frame", "inputs_worst_frame", "sharpest frame", "", 0.0), ("worst_frame", "source_worst_frame", "sharpest frame", "", 0.0),
+          ("join_visibility", "lower_join_visibility", "waist join visibility", "", 0.0),
+          ("skating", "source_skating", "toe skating", "m/s", verdicts.NEGLIGIBLE_SKATING),
+          ("skating", "inputs_skating", "toe skating", "m/s", verdicts.NEGLIGIBLE_SKATING),
+          ("skating", "lower_skating", "toe skating", "m/s", verdicts.NEGLIGIBLE_SKATING))
 
 
-def quality_notes(skating: float, input_skating: float, sharpest: float, input_sharpest: float, inputs: str,
-                  sharp: str = "the sharpest frame") -> list[str]:
-    """Notes flagging a result whose feet slide, or whose ``sharp`` frame is sharper, well beyond its ``inputs``' (phrases: "the inputs")."""
-    notes = []
-    if skating > SKATING_LIMIT * input_skating + 1e-3:
-        notes.append(f"CHECK: the feet slide {skating / max(input_skating, 1e-9):.1f}x as much as in {inputs}")
-    if sharpest > SHARPNESS_LIMIT * input_sharpest:
-        notes.append(f"CHECK: {sharp} is {sharpest / max(input_sharpest, 1e-9):.1f}x as sharp as in {inputs}")
-    return notes
+def edit_verdict(numbers: dict) -> verdicts.Verdict:
+    """An edit's :class:`~.verdict.Verdict` from its numbers: its sharpest frame, waist join and toe skating against its
+    inputs' own, and its body against their floor (``floor_offset_m``, ``pelvis_offset_m``) where it measures them."""
+    measures = [verdicts.Measure(name, numbers[result], numbers[own], unit, negligible)
+                for result, own, name, unit, negligible in JUDGED if result in numbers and own in numbers]
+    return verdicts.judge(measures, numbers.get("floor_offset_m", 0.0), numbers.get("pelvis_offset_m", 0.0))
 
 
 def same_motion(clip_a: Clip, clip_b: Clip) -> bool:

@@ -126,8 +126,12 @@ def of_clip(clip: Clip, positions: np.ndarray | None, sources: tuple | list) -> 
     return grounding(own, heights, clip.fps)
 
 
+def numbers(body: Grounding) -> dict[str, float]:
+    """The report's numbers (``floor_offset_m``, ``pelvis_offset_m``) of a :class:`Grounding`: the verdict judges them."""
+    return {"floor_offset_m": body.floor_offset, "pelvis_offset_m": body.pelvis_offset}
+
+
 def numbers_and_notes(body: Grounding, inputs: str) -> tuple[dict[str, float], list[str]]:
-    """The report's numbers (``floor_offset_m``, ``pelvis_offset_m``) of a :class:`Grounding`, and a CHECK note when the
-    body stands off its clips' floor or height (``inputs``: what they are called, e.g. "the inputs")."""
-    numbers = {"floor_offset_m": body.floor_offset, "pelvis_offset_m": body.pelvis_offset}
-    return numbers, ([f"CHECK: {body.summary(inputs)}"] if body.off else [])
+    """:func:`numbers`, and a note saying how far the body stands off its clips' floor or height when it does (``inputs``:
+    what they are called, e.g. "the pieces")."""
+    return numbers(body), ([body.summary(inputs)] if body.off else [])

@@ -6,7 +6,7 @@ heading's turn rate, toe skating: each value over the clips' own, so 1 is
 as sharp as the motion that went in) and by how far its body leaves the
 clips' floor or height (metres). The worst measure decides:
 
-- GOOD: every ratio within :data:`SAME` (the clips' own, to rounding), on the floor;
+- GOOD: every ratio within :data:`SAME` (the clips' own, give or take what they vary by), on the floor;
 - CHECK: a ratio above that but within :data:`SEEN`, or a concern a command names (a cut that barely repeats);
 - VISIBLE: a ratio beyond :data:`SEEN`, or the body more than :data:`~.grounding.TOLERANCE` off the floor;
 - FAILED: nothing was made.
@@ -20,7 +20,7 @@ from . import grounding
 
 GOOD, CHECK, VISIBLE, FAILED = "GOOD", "CHECK", "VISIBLE", "FAILED"
 WORDS = (GOOD, CHECK, VISIBLE, FAILED)  # from best to worst
-SAME = 1.01  # a ratio up to this is the clips' own (many blends measure exactly 1, to rounding)
+SAME = 1.1  # a ratio up to this is the clips' own: their own measures vary this much from one stretch of motion to the next
 SEEN = 1.5  # a ratio beyond this shows at full speed
 
 
@@ -76,7 +76,9 @@ def _reason(measure: Measure) -> str:
     unit = f" {measure.unit}" if measure.unit else ""
     if measure.unit:
         return f"{measure.name} {measure.value:.3g}{unit}, {measure.ratio:.2f}x the clips' own ({measure.own:.3g}{unit})"
-    return f"{measure.name} {measure.value:.2f}x the clips' own"
+    if measure.own == 1.0:  # already a ratio to the clips' own
+        return f"{measure.name} {measure.value:.2f}x the clips' own"
+    return f"{measure.name} {measure.value:.2f}, {measure.ratio:.2f}x the clips' own ({measure.own:.2f})"
 
 
 def judge(measures: list[Measure], floor_offset: float = 0.0, pelvis_offset: float = 0.0, concerns: tuple = ()) -> Verdict:
@@ -132,3 +134,13 @@ def of_seam(visibility: float, velocity_jump_ratio: float, floor_offset: float =
     """The verdict of a loop's seam: its visibility and velocity jump over the clip's own, the body's offsets (metres)."""
     return judge([Measure("seam visibility", visibility), Measure("seam velocity jump", velocity_jump_ratio)],
                  floor_offset, pelvis_offset, concerns)
+
+
+def of_composition(junctions: list, seam_visibility: float | None = None, floor_offset: float = 0.0, pelvis_offset: float = 0.0) -> Verdict:
+    """The verdict of a composition or synthesis: every junction's measures (``junctions``: their metrics by name, as
+    :func:`of_transition` takes them, numbered from 1 in the reasons), a loop's seam visibility, the body's offsets (metres)."""
+    measures = [Measure(f"junction {k}: {measure.name}", measure.value, measure.own, measure.unit, measure.negligible)
+                for k, metrics in enumerate(junctions, 1) for measure in of_transition(metrics).measures]
+    if seam_visibility is not None:
+        measures.append(Measure("loop seam visibility", seam_visibility))
+    return judge(measures, floor_offset, pelvis_offset)

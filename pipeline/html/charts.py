@@ -3,6 +3,7 @@ greyscale PNG encoder for pictures (a distance map) too dense for SVG."""
 
 import html
 import math
+import os
 import struct
 import zlib
 
@@ -49,9 +50,10 @@ class Chart:
         low, high = self.y_range
         return self.TOP + self.plot_height - (value - low) / max(high - low, 1e-9) * self.plot_height
 
-    def polyline(self, xs, ys, colour, kind, width=1.5):
+    def polyline(self, xs, ys, colour, kind, width=1.5, dashed=False):
         points = " ".join(f"{self.x(x):.1f},{self.y(y):.1f}" for x, y in zip(xs, ys))
-        self.parts.append(f'<polyline class="{kind}" fill="none" stroke="{colour}" stroke-width="{width}" points="{points}"/>')
+        dash = ' stroke-dasharray="5 3"' if dashed else ""
+        self.parts.append(f'<polyline class="{kind}" fill="none" stroke="{colour}" stroke-width="{width}"{dash} points="{points}"/>')
 
     def marker(self, x, colour, label, kind, row=0, dashed=True, width=1.0):
         """A vertical line across the plot at data ``x`` with a label above the plot (row 0 or 1)."""
@@ -86,9 +88,10 @@ class Chart:
                         f'<line x1="{self.LEFT - 4}" x2="{self.LEFT}" y1="{py:.1f}" y2="{py:.1f}" stroke="#888"/>'
                         f'<text class="y-tick" x="{self.LEFT - 6}" y="{py + 3:.1f}" font-size="10" text-anchor="end">{number(value)}</text>')
         axes.append(f'<text x="{self.LEFT + self.plot_width / 2:.1f}" y="{self.height - 4}" font-size="11" text-anchor="middle">'
-                    f'{html.escape(self.x_title)}</text>'
-                    f'<text x="11" y="{self.TOP + self.plot_height / 2:.1f}" font-size="11" text-anchor="middle" '
-                    f'transform="rotate(-90 11 {self.TOP + self.plot_height / 2:.1f})">{html.escape(self.y_title)}</text>')
+                    f'{html.escape(self.x_title)}</text>')
+        if y_axis:
+            axes.append(f'<text x="11" y="{self.TOP + self.plot_height / 2:.1f}" font-size="11" text-anchor="middle" '
+                        f'transform="rotate(-90 11 {self.TOP + self.plot_height / 2:.1f})">{html.escape(self.y_title)}</text>')
         return (f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" role="img" '
                 f'aria-label="{html.escape(self.label)}">{"".join(axes)}{"".join(self.parts)}</svg>')
 
@@ -149,3 +152,18 @@ def clip_colours(names):
     for name in names:
         colours.setdefault(name, CLIP_COLOURS[len(colours) % len(CLIP_COLOURS)])
     return colours
+
+
+def distinct_labels(names, longest=30):
+    """Short labels for ``names`` that stay distinct: a name that fits is kept whole; longer ones lose what every name
+    shares at its start and end (``dataset-1_walk_normal_001.bvh`` among its library: ``…walk_normal_001…``)."""
+    if all(len(name) <= longest for name in names):
+        return list(names)
+    start = len(os.path.commonprefix(list(names))) if len(names) > 1 else 0
+    end = len(os.path.commonprefix([name[::-1] for name in names])) if len(names) > 1 else 0
+    labels = []
+    for name in names:
+        core = name[start:len(name) - end] or name
+        core = core if len(core) <= longest else core[:longest // 2 - 1] + "\u2026" + core[-(longest // 2 - 1):]
+        labels.append(("\u2026" if start else "") + core + ("\u2026" if end else ""))
+    return labels if len(set(labels)) == len(labels) else list(names)

@@ -37,7 +37,7 @@ def _summary_table(entries, first_index=0):
                         f'<td colspan="{len(head) - 4}" class="error">Failed: {html.escape(entry["error"])}</td></tr>')
             continue
         row = commands.COMMANDS[entry.get("command")].row(entry)
-        cells += [html.escape(cell) for cell in row] + [f"{entry.get('seconds', 0.0):.2f}"]
+        cells += [html.escape(cell) for cell in (row.made, row.how, row.numbers)] + [f"{entry.get('seconds', 0.0):.2f}"]
         rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
     header = "".join(f"<th>{html.escape(title)}</th>" for title in head)
     return f'<table class="summary"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'

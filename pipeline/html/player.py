@@ -12,6 +12,7 @@ import pathlib
 import numpy as np
 
 from ...core.motion import figure as figures
+from .. import entries
 from .charts import clip_colours, SEAM
 
 SCRIPT = (pathlib.Path(__file__).with_name("player.js")).read_text(encoding="utf-8")
@@ -35,7 +36,7 @@ def figure_json(clip, marks=(), segments=(), before=None):
         index = np.minimum(np.round(shown.frames * (before.num_frames - 1) / max(clip.num_frames - 1, 1)).astype(int), before.num_frames - 1)
         views.insert(0, _view(figures.stick_figure_at(before, index), "before", figures.view_root(before)))
     colours = clip_colours([name for *_, name in segments])
-    return {"fps": round(float(clip.fps), 6), "frames": [int(f) for f in shown.frames], "last": int(clip.num_frames - 1), "views": views,
+    return {"fps": entries.frame_rate(clip.fps), "frames": [int(f) for f in shown.frames], "last": int(clip.num_frames - 1), "views": views,
             "marks": [{"first": int(first), "last": int(last), "label": label} for first, last, label in marks],
             "segments": [{"first": int(first), "last": int(last), "label": name, "colour": colours[name]} for first, last, name in segments]}
 
@@ -49,6 +50,18 @@ def legacy_figure(figure):
             "marks": [{"first": seam, "last": seam, "label": "seam"} for seam in figure["seams"]], "segments": []}
 
 
+#: Width of a character of the timeline's 9 px sans-serif names, generously (digits and lower case are 4.5-5 px).
+_CHARACTER_PX = 5.5
+
+
+def _fitted(label, room):
+    """``label`` cut (with an ellipsis) to fit ``room`` pixels of the timeline, or '' when not even a few characters fit."""
+    fits = int(room // _CHARACTER_PX)
+    if len(label) <= fits:
+        return label
+    return label[:fits - 1] + "\u2026" if fits >= 5 else ""
+
+
 def _timeline(figure, width):
     last = max(figure["last"], 1)
 
@@ -58,10 +71,13 @@ def _timeline(figure, width):
     parts = [f'<rect width="{width}" height="22" fill="#eee"/>']
     for segment in figure["segments"]:
         first, end = segment["first"], segment["last"]
+        span = max(x(end + 1 if end < figure["last"] else end) - x(first), 1.0)
         parts.append(f'<rect class="segment" data-first="{first}" data-last="{end}" x="{x(first):.1f}" y="0" '
                      f'width="{max(x(end) - x(first), 1.0):.1f}" height="22" fill="{segment["colour"]}" opacity="0.35">'
-                     f'<title>{html.escape(segment["label"])}: frames {first}-{end}</title></rect>'
-                     f'<text x="{x(first) + 3:.1f}" y="20" font-size="9" fill="#333">{html.escape(segment["label"][:24])}</text>')
+                     f'<title>{html.escape(segment["label"])}: frames {first}-{end}</title></rect>')
+        name = _fitted(segment["label"], span - 6)
+        if name:  # a segment too narrow for its name keeps it in its tooltip (and the figure's label as it plays)
+            parts.append(f'<text class="segment-name" x="{x(first) + 3:.1f}" y="20" font-size="9" fill="#333">{html.escape(name)}</text>')
     for mark in figure["marks"]:
         first, end = mark["first"], mark["last"]
         parts.append(f'<rect class="mark" data-first="{first}" data-last="{end}" x="{x(first):.1f}" y="0" '

@@ -46,7 +46,7 @@ def test_graph_command_writes_a_documented_strongly_connected_graph(library):
     entry = _entry(out)
     assert entry["command"] == "graph" and entry["graph"]["nodes"] == count
     html = (out / "loopsmith_report.html").read_text()
-    assert "Clips as lanes, transitions as arcs" in html and "threshold" in html
+    assert "Clips as lanes to scale, transitions bundled" in html and "threshold" in html
 
 
 def test_synth_lasts_as_asked_with_clean_transitions_and_the_same_seed_repeats(loopsmith, library, tmp_path):

@@ -31,7 +31,7 @@ def _refusal(*argv):
 
     The exit code is 0 when the options were accepted.
     """
-    cli, commands, engine, options = (checkout_module(f"pipeline.{name}") for name in ("cli", "commands", "engine", "options"))
+    cli, commands, runner, options = (checkout_module(f"pipeline.{name}") for name in ("cli", "commands", "runner", "options"))
     errors = io.StringIO()
     with contextlib.redirect_stderr(errors):
         try:
@@ -39,8 +39,7 @@ def _refusal(*argv):
         except SystemExit as exit_:
             return exit_.code, errors.getvalue().strip().splitlines()[-1]
     try:
-        engine.check(parsed)
-        commands.COMMANDS[parsed.command].check(parsed)
+        runner.check_options(commands.COMMANDS[parsed.command], parsed)
     except options.UsageError as error:
         return 2, str(error)
     return 0, ""
@@ -50,8 +49,8 @@ def _refusal(*argv):
     (("transition", "a.bvh", "b.bvh", "--length", "1e9"), "argument --length: 1e9 must be at most 60 (range: above 0, at most 60)"),
     (("transition", "a.bvh", "b.bvh", "--at", "1000000000000", "5"), "--at: 1000000000000 must be at most 1048574 (range: -1048574 to 1048574)"),
     (("compose", "a.bvh", "b.bvh", "--length", "1e9"), "argument --length: 1e9 must be at most 60"),
-    (("compose", "a.bvh", "b.bvh", "--range", "1", "1", "100000000000"), "argument --range: 100000000000 must be at most 1048574"),
-    (("compose", "a.bvh", "b.bvh", "--at", "1", "-100000000000", "5"), "argument --at: -100000000000 must be at least -1048574"),
+    (("compose", "a.bvh", "b.bvh", "--clip-range", "1", "1", "100000000000"), "argument --clip-range: 100000000000 must be at most 1048574"),
+    (("compose", "a.bvh", "b.bvh", "--junction", "1", "-100000000000", "5"), "argument --junction: -100000000000 must be at least -1048574"),
     (("retime", "a.bvh", "--duration", "1e9"), "argument --duration: 1e9 must be at most 86400 (range: above 0, at most 86400)"),
     (("freeze", "a.bvh", "--bone", "Hips", "--frame", "100000000000"), "argument --frame: 100000000000 must be at most 1048574"),
     (("freeze", "a.bvh", "--bone", "Hips", "--range", "1", "9", "--blend", "1e9"), "argument --blend: 1e9 must be at most 60 (range: 0 to 60)"),
@@ -75,7 +74,7 @@ def test_help_states_every_bounded_option_s_range():
     cli = checkout_module("pipeline.cli")
     commands = next(action for action in cli.parser()._actions if isinstance(action, argparse._SubParsersAction)).choices
     for command, option, allowed in (("transition", "--length", "range: above 0, at most 60"), ("make-loop", "--cycles", "range: 0 to 100"),
-                                     ("retime", "--duration", "range: above 0, at most 86400"), ("compose", "--at", "range: -1048574 to 1048574"),
+                                     ("retime", "--duration", "range: above 0, at most 86400"), ("compose", "--junction", "range: -1048574 to 1048574"),
                                      ("transition", "--at", "range: -1048574 to 1048574")):
         described = " ".join(commands[command].format_help().split("options:", 1)[1].split())  # after the usage lines
         assert allowed in described[described.index(option + " "):][:400], (command, option)

@@ -386,9 +386,9 @@ def test_bvh_outputs_keep_the_inputs_channel_layout(mocap_dir, tmp_path):
 
 @pytest.mark.realdata
 def test_a_wrap_loop_writes_its_distinct_frames_and_reads_back(mocap_dir, tmp_path):
-    for root_mode in ("IN_PLACE", "TRAVEL"):
+    for root_mode, root_option in (("IN_PLACE", "--root-motion"), ("TRAVEL", "--root-mode")):  # in place: one spelling, --root-motion
         out = tmp_path / root_mode
-        result = run_loopsmith("make-loop", mocap_dir / WALK, "-o", out, "--loop-mode", "WRAP", "--root-mode", root_mode,
+        result = run_loopsmith("make-loop", mocap_dir / WALK, "-o", out, "--loop-mode", "WRAP", root_option, root_mode,
                                "--format", "bvh", "glb", "blend", "--quiet")
         assert result.returncode == 0, result.stderr
         entry = _entries(out)[0]

@@ -213,5 +213,5 @@ def test_a_transition_off_its_clips_floor_is_never_good():
     off = verdict.of_transition(metrics)
     assert off.word == "VISIBLE" and "3.70 m" in off.reasons[0]
     assert verdict.of_transition(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0}).word == "GOOD"
-    assert verdict.of_transition(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0, "visibility": 1.1}).word == "CHECK"
+    assert verdict.of_transition(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0, "visibility": 1.2}).word == "CHECK"
     assert verdict.of_transition(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0, "visibility": 1.6}).word == "VISIBLE"

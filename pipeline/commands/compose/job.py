@@ -17,11 +17,11 @@ from . import report
 
 
 def pieces_and_junctions(paths, first_clip, others, options):
-    """The core's pieces (with ``--range``) and junctions (``--at``, ``--method``, ``--length``) for the files in order."""
-    ranges = {index: (first, last) for index, first, last in options.range}
+    """The core's pieces (with ``--clip-range``) and junctions (``--junction``, ``--method``, ``--length``) for the files in order."""
+    ranges = {index: (first, last) for index, first, last in options.clip_range}
     pieces = [sequence.Piece(clip, *ranges.get(number, (None, None)), name=path.name)
               for number, (path, clip) in enumerate(zip(paths, [first_clip, *others]), start=1)]
-    points = {junction: (frame_a, frame_b) for junction, frame_a, frame_b in options.at}
+    points = {junction: (frame_a, frame_b) for junction, frame_a, frame_b in options.junction}
     junctions = [sequence.Junction(points.get(number, "auto"), options.method, options.length)
                  for number in range(1, sequence.junction_count(len(pieces), options.loop) + 1)]
     return pieces, junctions

@@ -5,19 +5,26 @@ A, then B aligned to continue it, then C, each junction a transition.
 """
 
 from ....core.transition import make
-from ...options import blend_seconds, frame, UsageError
+from ...options import blend_seconds, frame, Renamed, UsageError
 
 
 def add_arguments(parser):
-    parser.add_argument("--name", default="composition", help="the output's name: OUT/NAME.<format>")
+    parser.add_argument("--name", default="composition", help="the output's name: FOLDER/NAME.<format>")
     parser.add_argument("--loop", action="store_true", help="the last clip hands over to the first and the whole plays as a seamless cycle")
-    parser.add_argument("--range", nargs=3, action="append", type=frame, metavar=("K", "FIRST", "LAST"), default=[],
-                        help="use only frames FIRST-LAST of the K-th clip (1 for the first), as the file numbers them when imported (a BVH from 1)")
-    parser.add_argument("--at", nargs=3, action="append", type=frame, metavar=("J", "I", "K"), default=[],
+    parser.add_argument("--clip-range", nargs=3, action="append", type=frame, metavar=("K", "FIRST", "LAST"), default=[],
+                        help="use only frames FIRST-LAST (inclusive) of the K-th clip (1 for the first), as the file numbers them when "
+                             "imported (a BVH from 1); once per clip (default: every clip whole)")
+    parser.add_argument("--junction", nargs=3, action="append", type=frame, metavar=("J", "I", "K"), default=[],
                         help="blend at junction J (1: first clip into second) from frame I of the clip before into frame K of the "
-                             "clip after (default: the best point near the junction)")
+                             "clip after; once per junction (default: the best point near each junction)")
+    # The old spellings, for one release: --range and --at mean other things in make-loop, freeze and transition.
+    parser.add_argument("--range", nargs=3, type=frame, metavar=("K", "FIRST", "LAST"), dest="clip_range", append=True,
+                        action=Renamed, now="--clip-range K FIRST LAST")
+    parser.add_argument("--at", nargs=3, type=frame, metavar=("J", "I", "K"), dest="junction", append=True,
+                        action=Renamed, now="--junction J I K")
     parser.add_argument("--method", choices=make.METHODS, default="AUTO", help="how each junction blends (see transition)")
-    parser.add_argument("--length", type=blend_seconds, help="blend length of every junction in seconds (default: chosen per junction)")
+    parser.add_argument("--length", type=blend_seconds, metavar="SECONDS",
+                        help="blend length of every junction in seconds (default: chosen per junction)")
     parser.add_argument("--trim", action="store_true", help="cut idle frames (little motion) at each clip's start and end first")
     parser.add_argument("--no-align", dest="align", action="store_false", help="keep every clip where it stands instead of continuing the last")
 
@@ -31,19 +38,22 @@ def check(options):
         raise UsageError("compose takes at least two files (one is enough with --loop)")
     if "/" in options.name or "\\" in options.name or options.name in ("", ".", ".."):
         raise UsageError(f"--name must be a plain file name, not '{options.name}'")
-    for index, first, last in options.range:
+    for index, first, last in options.clip_range:
         if not 1 <= index <= count:
-            raise UsageError(f"--range {index} {first} {last}: there is no clip {index} (1-{count})")
+            raise UsageError(f"--clip-range {index} {first} {last}: there is no clip {index} (1-{count})")
         if last <= first:
-            raise UsageError(f"--range {index} {first} {last}: LAST must be after FIRST")
+            raise UsageError(f"--clip-range {index} {first} {last}: LAST must be after FIRST")
     junctions = count if options.loop else count - 1
-    for junction, _, _ in options.at:
+    for junction, before, after in options.junction:
         if not 1 <= junction <= junctions:
-            raise UsageError(f"--at {junction}: there is no junction {junction} (1-{junctions}{', the last closing the loop' if options.loop else ''})")
-    if len({index for index, _, _ in options.range}) < len(options.range):
-        raise UsageError("--range is given twice for one clip")
-    if len({junction for junction, _, _ in options.at}) < len(options.at):
-        raise UsageError("--at is given twice for one junction")
+            raise UsageError(f"--junction {junction} {before} {after}: there is no junction {junction} "
+                             f"(1-{junctions}{', the last closing the loop' if options.loop else ''})")
+    twice = [index for index in {index for index, _, _ in options.clip_range} if [k for k, _, _ in options.clip_range].count(index) > 1]
+    if twice:
+        raise UsageError(f"--clip-range is given twice for clip {twice[0]}")
+    twice = [index for index in {index for index, _, _ in options.junction} if [k for k, _, _ in options.junction].count(index) > 1]
+    if twice:
+        raise UsageError(f"--junction is given twice for junction {twice[0]}")
 
 
 def plan(files, options):

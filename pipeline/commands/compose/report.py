@@ -18,13 +18,10 @@ def _junction(transition):
 
 
 def verdict(entry):
-    """A composition's verdict: its worst junction's (and a loop's seam), the body's place against the clips' floor."""
-    measures = [verdicts.Measure(f"junction {k}: {measure['name']}", measure["value"], measure["own"], measure["unit"])
-                for k, transition in enumerate(entry["transitions"], 1) for measure in transition["verdict"]["measures"]]
+    """A composition's verdict: its junctions' (and a loop's seam), the body's place against the clips' floor."""
     numbers = entry["composition"]["numbers"]
-    if "seam_visibility" in numbers:
-        measures.append(verdicts.Measure("loop seam visibility", numbers["seam_visibility"]))
-    return verdicts.judge(measures, numbers.get("floor_offset_m", 0.0), numbers.get("pelvis_offset_m", 0.0))
+    return verdicts.of_composition([t["metrics"] for t in entry["transitions"]], numbers.get("seam_visibility"),
+                                   numbers.get("floor_offset_m", 0.0), numbers.get("pelvis_offset_m", 0.0))
 
 
 def composition_entry(paths, armature, outputs, composed, source_of=None):
@@ -42,7 +39,7 @@ def composition_entry(paths, armature, outputs, composed, source_of=None):
     transitions = [_junction(t) for t in composed.transitions]
     entry = {
         "file": str(paths[0]), "clips": [str(path) for path in paths], "armature": armature, "status": "ok",
-        "outputs": [str(output) for output in outputs], "frames": int(composed.clip.num_frames), "fps": round(float(composed.clip.fps), 6),
+        "outputs": [str(output) for output in outputs], "frames": int(composed.clip.num_frames), "fps": entries.frame_rate(composed.clip.fps),
         "composition": {"loop": bool(composed.loop), "numbers": {name: round(float(value), 4) for name, value in composed.numbers.items()},
                         "notes": list(composed.notes), "warnings": list(composed.warnings)},
         "segments": segments, "transitions": transitions,

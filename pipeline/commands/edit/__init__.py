@@ -9,14 +9,17 @@ from . import options as shared, report
 
 class EditCommand(Command):
     """One editing command: ``name`` is the command and the edit, also the outputs' tag; ``arguments(parser)`` and
-    ``check(options)`` its options (from its folder); pair: whether it takes two files (one task)."""
+    ``check(options)`` its options (from its folder); pair: whether it takes two files (one task); inputs_metavar and
+    inputs_help: how ``--help`` names and describes the inputs."""
 
     kind = "edit"
     exit_codes = "exit codes: 0 every file was edited, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
 
-    def __init__(self, name, help, done, arguments, examples, check=None, pair=False, inputs_metavar="INPUT"):
+    def __init__(self, name, help, done, arguments, examples, check=None, pair=False, inputs_metavar="INPUT", inputs_help=None):
         self.name, self.help, self.done, self.examples = name, help, done, examples
+        self.inputs_help = inputs_help or self.inputs_help
         self.inputs = "*" if pair else "+"  # a pair may also come as options (--lower/--upper)
+        self.reads_folders = not pair  # a pair is two files, never folders
         self.inputs_metavar = "A B" if pair and inputs_metavar == "INPUT" else inputs_metavar
         self._arguments, self._check, self.pair = arguments, check, pair
 

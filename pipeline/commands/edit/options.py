@@ -1,11 +1,8 @@
-"""What the editing commands' options share (no Blender): the interpolation between frames, what a shorter clip does,
-and the pair commands' two files."""
+"""What the editing commands' options share (no Blender): the interpolation between frames and the pair commands' two
+files."""
 
 from ....core.motion import sampling
 from ...options import UsageError
-
-SHORTER = ("CLAMP", "LOOP")
-
 
 def interpolation_argument(parser):
     parser.add_argument("--interpolation", choices=sampling.INTERPOLATIONS, default="CUBIC",

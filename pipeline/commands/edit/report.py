@@ -6,7 +6,7 @@ import pathlib
 
 import numpy as np
 
-from ....core.measure import verdict as verdicts
+from ....core.measure import edit as measure
 from ....core.motion import figure, kinematics
 from ... import entries
 from ...contract import Row
@@ -25,24 +25,9 @@ LABELS = {
     "bones": ("bones frozen", ""), "frozen_frames": ("frames held", ""), "blend_frames": ("frames easing in and out", ""),
     "covered_a": ("seconds of A played", "s"), "covered_b": ("seconds of B played", "s"), "duration_a": ("A's duration", "s"),
     "duration_b": ("B's duration", "s"), "position_error": ("largest joint error against an exact mirror", "m"),
-    "pairs": ("left/right bone pairs swapped", ""),
+    "pairs": ("left/right bone pairs swapped", ""), "floor_offset_m": ("the feet off the inputs' floor", "m"),
+    "pelvis_offset_m": ("the pelvis off the inputs' heights", "m"), "contact_mismatch": ("the two clips' steps landing apart", "s"),
 }
-# (the result's measure, the inputs' same measure, its name, unit, negligible) by which an edit is judged.
-_JUDGED = (("worst_frame", "inputs_worst_frame", "sharpest frame", "", 0.0), ("worst_frame", "source_worst_frame", "sharpest frame", "", 0.0),
-           ("join_visibility", "lower_join_visibility", "waist join visibility", "", 0.0),
-           ("skating", "source_skating", "toe skating", "m/s", verdicts.NEGLIGIBLE_SKATING),
-           ("skating", "inputs_skating", "toe skating", "m/s", verdicts.NEGLIGIBLE_SKATING),
-           ("skating", "lower_skating", "toe skating", "m/s", verdicts.NEGLIGIBLE_SKATING))
-
-
-def verdict(numbers, notes):
-    """An edit's verdict: its sharpest frame, waist join and toe skating against its inputs' own, and the doubts the edit
-    itself raised (its notes that begin 'CHECK:')."""
-    concerns = tuple(note.removeprefix("CHECK: ") for note in notes if note.startswith("CHECK:"))
-    return verdicts.judge([verdicts.Measure(name, numbers[result], numbers[own], unit, negligible)
-                           for result, own, name, unit, negligible in _JUDGED if result in numbers and own in numbers], concerns=concerns)
-
-
 def _root_speed(clip):
     """Seconds ``(F-1,)`` and the travelling root's horizontal speed ``(F-1,)`` in m/s between frames."""
     positions = kinematics.clip_joint_positions(clip)[:, figure.view_root(clip), :2]
@@ -50,13 +35,43 @@ def _root_speed(clip):
     return (np.arange(len(speed)) + 0.5) / clip.fps, speed
 
 
+def _sampled(count, samples):
+    return np.unique(np.linspace(0, count - 1, min(samples, count)).round().astype(int)) if count else np.zeros(0, dtype=int)
+
+
 def _speeds(source, result, samples=300):
+    """What a change of timing did: the root's speed over time, before and after."""
     curves = {}
     for label, clip in (("before", source), ("after", result)):
         times, speed = _root_speed(clip)
-        keep = np.unique(np.linspace(0, len(speed) - 1, min(samples, len(speed))).round().astype(int)) if len(speed) else []
-        curves[label] = {"times_s": entries.rounded(times[keep], 3), "m_per_s": entries.rounded(speed[keep], 3)}
-    return curves
+        keep = _sampled(len(speed), samples)
+        curves[label] = {"times_s": entries.rounded(times[keep], 3), "values": entries.rounded(speed[keep], 3)}
+    return {"title": "the root's speed", "unit": "m/s", "curves": [dict(curves["before"], label="before"), dict(curves["after"], label="after")]}
+
+
+def _angles(clip):
+    """Each bone's turn from its rest pose ``(F, B)``, degrees."""
+    return np.degrees(2.0 * np.arccos(np.clip(np.abs(clip.rotation[..., 0]), 0.0, 1.0)))
+
+
+def _changed_bones(source, result, samples=300, most=3):
+    """What an edit that kept the timing did: the turn from rest of the bones it changed most, before and after."""
+    before, after = _angles(source), _angles(result)
+    change = np.abs(after - before).max(axis=0)
+    bones = [int(b) for b in np.argsort(change)[::-1][:most] if change[b] > 0.5]
+    keep = _sampled(result.num_frames, samples)
+    times = entries.rounded(keep / result.fps, 3)
+    curves = [{"label": f"{result.bone_names[b]} {label}", "times_s": times, "values": entries.rounded(angles[keep, b], 2)}
+              for b in bones for label, angles in (("before", before), ("after", after))]
+    return {"title": "the turn from rest of the bones changed most", "unit": "degrees", "curves": curves}
+
+
+def _what_changed(source, result):
+    if source.num_frames < 2 or result.num_frames < 2:
+        return None
+    if source.num_frames == result.num_frames and source.bone_names == result.bone_names:
+        return _changed_bones(source, result)
+    return _speeds(source, result)
 
 
 def edit_entry(path, other, armature, outputs, edited, seconds, source):
@@ -65,20 +80,20 @@ def edit_entry(path, other, armature, outputs, edited, seconds, source):
     numbers = {name: round(float(value), 4) for name, value in edited.numbers.items()}
     entry = {
         "file": str(path), "armature": armature, "status": "ok", "outputs": [str(output) for output in outputs],
-        "frames": int(edited.clip.num_frames), "fps": round(float(edited.clip.fps), 6), "seconds": round(seconds, 3),
+        "frames": int(edited.clip.num_frames), "fps": entries.frame_rate(edited.clip.fps), "seconds": round(seconds, 3),
         "edit": {"name": edited.edit, "numbers": numbers, "notes": list(edited.notes)},
-        "root_speed": _speeds(source, edited.clip) if source.num_frames > 1 and edited.clip.num_frames > 1 else None,
-        "figure": player.figure_json(edited.clip, before=source),
+        "changed": _what_changed(source, edited.clip),
+        "figure": player.figure_json(edited.clip, marks=edited.windows, before=source),
     }
     if other is not None:
         entry["with"] = str(other)
-    return entries.judged(entry, verdict(numbers, edited.notes))
+    return entries.judged(entry, edited.verdict)
 
 
 def edit_sharpness(entry):
     """An edit entry's sharpest frame against its inputs' (``1.28 (input 1.76)``), or "-" for edits that do not measure one."""
     numbers = entry["edit"]["numbers"]
-    for result, own, *_ in _JUDGED[:3]:
+    for result, own, *_ in measure.JUDGED[:3]:
         if result in numbers and own in numbers:
             return f"sharpest frame {numbers[result]:.2f} (input {numbers[own]:.2f})"
     return "-"
@@ -89,18 +104,23 @@ def title(entry):
 
 
 def row(entry):
-    notes = [note for note in entry["edit"]["notes"] if not note.startswith("CHECK:")]  # those are the verdict's reasons
-    return Row(f"{entry['frames']} frames at {entry['fps']:g} fps", entry["edit"]["name"], edit_sharpness(entry), "; ".join(notes))
+    return Row(f"{entry['frames']} frames at {entry['fps']:g} fps", entry["edit"]["name"], edit_sharpness(entry), "; ".join(entry["edit"]["notes"]))
 
 
-def speed_svg(curves):
-    """The root's horizontal speed over time, before and after the edit."""
-    longest = max(max(curve["times_s"], default=0.0) for curve in curves.values())
-    top = max(max(curve["m_per_s"], default=0.0) for curve in curves.values()) * 1.08 or 1.0
-    chart = charts.Chart("root speed before and after", (0.0, max(longest, 1e-3)), (0.0, top), "time (s)", "root speed (m/s)")
-    chart.polyline(curves["before"]["times_s"], curves["before"]["m_per_s"], charts.RAW, "before")
-    chart.polyline(curves["after"]["times_s"], curves["after"]["m_per_s"], charts.LOOP, "after", width=2.0)
-    return chart.svg() + charts.legend([(charts.RAW, "before", "line"), (charts.LOOP, "after", "line")])
+def changed_svg(changed):
+    """What the edit changed over time: each curve before (dashed) and after (solid), one colour per bone."""
+    curves = changed["curves"]
+    longest = max((max(curve["times_s"], default=0.0) for curve in curves), default=0.0)
+    values = [value for curve in curves for value in curve["values"]] or [0.0]
+    low, high = min(min(values), 0.0), max(values) * 1.08 or 1.0
+    chart = charts.Chart(changed["title"], (0.0, max(longest, 1e-3)), (low, high), "time (s)", f"{changed['title'].split(' of ')[0]} ({changed['unit']})")
+    keys = []
+    for k, curve in enumerate(curves):
+        colour = charts.CLIP_COLOURS[(k // 2) % len(charts.CLIP_COLOURS)] if len(curves) > 2 else (charts.RAW if k == 0 else charts.LOOP)
+        after = curve["label"].endswith("after")
+        chart.polyline(curve["times_s"], curve["values"], colour, "after" if after else "before", width=2.0 if after else 1.2, dashed=not after)
+        keys.append((colour, curve["label"], "line" if after else "dashed"))
+    return chart.svg() + charts.legend(keys)
 
 
 def section(entry):
@@ -112,8 +132,8 @@ def section(entry):
     figures = []
     if entry.get("figure"):
         figures.append(parts.figure("Before and after, playing in step", player.player_html(entry["figure"], width=560)))
-    if entry.get("root_speed"):
-        figures.append(parts.figure("What changed: the root's speed over time", speed_svg(entry["root_speed"])))
+    if entry.get("changed") and entry["changed"]["curves"]:
+        figures.append(parts.figure(f"What changed: {entry['changed']['title']} over time", changed_svg(entry["changed"])))
     return (f'<p>{edit["name"].capitalize()}: {entry["frames"]} frames at {entry["fps"]:g} fps. {parts.outputs_html(entry)}</p>'
             f'{parts.verdict_html(entry)}<div class="figures">{"".join(figures)}</div>'
             f'<table class="summary numbers"><tbody>{rows}</tbody></table>{f"<ul>{notes}</ul>" if notes else ""}')

@@ -12,7 +12,7 @@ def add_arguments(parser):
     held.add_argument("--rest", action="store_true", help="hold the rest pose instead")
     parser.add_argument("--range", nargs=2, type=frame, metavar=("FIRST", "LAST"),
                         help="freeze only these frames (inclusive), easing in and out around them (default: the whole clip)")
-    parser.add_argument("--blend", type=number(0.0, MAX_BLEND_SECONDS),
+    parser.add_argument("--blend", type=number(0.0, MAX_BLEND_SECONDS), metavar="SECONDS",
                         help=f"with --range: seconds of easing in before and out after it (default: {freeze.BLEND:g})")
     parser.add_argument("--location", action="store_true", help="hold the bones' location too, not only their rotation")
 

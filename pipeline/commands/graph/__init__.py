@@ -12,6 +12,8 @@ class Graph(Command):
     examples = ("loopsmith graph clips/ -o out/graph.json                        # then: loopsmith synth out/graph.json ...",)
     exit_codes = "exit codes: 0 the graph was written, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
     fans_out = True  # with --scheduler its task sends the distance map's blocks to the cluster too (see ..cluster.run_task)
+    writes_motion = False  # a JSON graph: no --format, no engine or root options
+    out_help = "the graph file's path ending in .json, or the folder it goes into as graph.json"
 
     def add_arguments(self, parser):
         options.add_arguments(parser)

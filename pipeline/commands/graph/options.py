@@ -7,10 +7,10 @@ MAX_TOLERANCE = 10.0  # ten times every pair's threshold joins nearly any two wi
 
 
 def add_arguments(parser):
-    parser.add_argument("--threshold", type=number(0.0, MAX_THRESHOLD, low_open=True),
+    parser.add_argument("--threshold", type=number(0.0, MAX_THRESHOLD, low_open=True), metavar="DISTANCE",
                         help="largest pose distance a transition may bridge, one for every pair of clips (default: each pair's own, "
                              "from its clips' distances; the report gives them)")
-    parser.add_argument("--tolerance", type=number(0.0, MAX_TOLERANCE, low_open=True), default=1.0,
+    parser.add_argument("--tolerance", type=number(0.0, MAX_TOLERANCE, low_open=True), default=1.0, metavar="FACTOR",
                         help="every pair's threshold times this; the report says which tolerance would bring in a clip left out")
 
 

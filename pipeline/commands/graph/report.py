@@ -28,11 +28,11 @@ def graph_entry(paths, graph_path, graph, seconds):
         "seconds": round(seconds, 3),
         "graph": {
             "nodes": len(graph.nodes), "edges": len(graph.edges), "transitions": len(transitions),
-            "clips_kept": len(kept), "stats": graph.stats,
+            "clips_kept": len(kept), "stats": entries.significant(graph.stats),
             "clips_left_out": [entry["name"] for entry in left_out],
             "left_out": [{"name": entry["name"], "reason": entry["reason"], "include": entry["include"]} for entry in left_out],
             "coverage": dict(coverage),
-            "lanes": [{"name": clip["name"], "frames": int(clip["frames"]), "fps": round(float(clip.get("fps", 30.0)), 6)} for clip in graph.clips],
+            "lanes": [{"name": clip["name"], "frames": int(clip["frames"]), "fps": entries.frame_rate(clip.get("fps", 30.0))} for clip in graph.clips],
             "arcs": [{"from": [nodes[edge["from"]]["clip"], nodes[edge["from"]]["frame"] - graph.clips[nodes[edge["from"]]["clip"]]["first_frame"]],
                       "to": [nodes[edge["to"]]["clip"], nodes[edge["to"]]["frame"] - graph.clips[nodes[edge["to"]]["clip"]]["first_frame"]],
                       "cost": round(float(edge["cost"]), 4)} for edge in transitions[:GRAPH_ARCS]],
@@ -54,7 +54,8 @@ def _bundles(graph):
 def graph_svg(graph, width=600, lane=20):
     """Each clip a lane on one time axis (seconds, to scale), named (the full name on hover); between each pair of clips
     the cheapest transition as an arc, its width growing with how many the pair has."""
-    left, lanes = 190, graph["lanes"]
+    left, lanes = 230, graph["lanes"]
+    labels = charts.distinct_labels([clip["name"] for clip in lanes])
     longest = max((clip["frames"] - 1) / clip.get("fps", 30.0) for clip in lanes) if lanes else 1.0
     chart = charts.Chart("motion graph lanes", (0.0, max(longest, 1e-3)), (0.0, 1.0), "time in the clip (s)", "", width=width,
                          height=lane * len(lanes) + 70)
@@ -63,10 +64,9 @@ def graph_svg(graph, width=600, lane=20):
     def point(clip, frame):
         return chart.x(frame / lanes[clip].get("fps", 30.0)), chart.TOP + 10 + lane * clip + lane / 2
 
-    for index, clip in enumerate(lanes):
+    for index, (clip, label) in enumerate(zip(lanes, labels)):
         (x0, y), (x1, _) = point(index, 0), point(index, clip["frames"] - 1)
-        name = html.escape(clip["name"])
-        short = name if len(clip["name"]) <= 28 else html.escape(clip["name"][:12] + "\u2026" + clip["name"][-15:])
+        name, short = html.escape(clip["name"]), html.escape(label)
         chart.parts.append(f'<text class="lane-name" x="{left - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end"><title>{name}: '
                            f'{clip["frames"]} frames</title>{short}</text>'
                            f'<line class="lane" x1="{x0:.1f}" y1="{y:.1f}" x2="{x1:.1f}" y2="{y:.1f}" stroke="{charts.LOOP}" stroke-width="5">'

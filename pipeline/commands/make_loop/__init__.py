@@ -10,7 +10,7 @@ class MakeLoop(Command):
     done, kind = "looped", "loop"
     examples = ("loopsmith make-loop walk.bvh -o looped                       # find the loop, make it, BVH out",
                 "loopsmith make-loop clips/ --range 12 76 --method SOFTFADE --format blend glb -o looped",
-                "loopsmith make-loop clips/ --cycles 2 --root-mode TRAVEL -o looped")
+                "loopsmith make-loop walks/ --cycles 2 --root-mode TRAVEL -o looped")
     epilog = options.METHODS_HELP
     exit_codes = "exit codes: 0 every armature looped, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
 

@@ -27,6 +27,21 @@ _PARAMETER_HELP = {
 }
 
 
+#: The stitching parameters each method reads (see core/loop/stitch.py: its shapes, springs and crossfade; side only through
+#: SPRING's and CUBIC's effective ratio; ratio also splits a travelling root's correction, so CROSSFADE reads it too).
+METHOD_PARAMETERS = {
+    "CUBIC": ("side", "ratio", "blend_start", "blend_end"),
+    "LINEAR_INERTIALIZE": ("ratio", "blend_start", "blend_end"),
+    "SOFTFADE": ("ratio", "blend_start", "blend_end", "softfade_start", "softfade_end", "hardness_start", "hardness_end"),
+    "SPRING": ("side", "ratio", "halflife_start", "halflife_end"),
+    "LINEAR": ("ratio",),
+    "CROSSFADE": ("ratio", "crossfade", "crossfade_preroll"),
+    "NONE": (),
+}
+#: --root-mode as typed: IN_PLACE is now --root-motion IN_PLACE (still taken, with a warning).
+ROOT_MODES = ("AUTO", "TRAVEL", "LOOP")
+ROOT_BLEND = 0.5  # seconds: the core's default
+
 MAX_CYCLES = 100  # periods in one loop: more is a typing slip, not a loop
 MAX_LOOP_SECONDS = 600.0  # the longest loop Find Loop searches for
 
@@ -54,32 +69,58 @@ def _parameter_type(name):
     return types.fraction if name == "ratio" else types.blend_seconds
 
 
+def _flag(name):
+    return "--" + name.replace("_", "-")
+
+
+def _metavar(name):
+    if name.startswith("hardness"):
+        return "HARDNESS"
+    return "FRACTION" if name == "ratio" else "SECONDS"
+
+
+class _RootModeInPlace(argparse.Action):
+    """``--root-mode``, whose old IN_PLACE is now ``--root-motion IN_PLACE`` (one warning line; it means the same)."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        if value == "IN_PLACE":
+            types.warn_renamed(parser, "--root-mode IN_PLACE", "--root-motion IN_PLACE")
+            if getattr(namespace, "root_motion", None) not in (None, "IN_PLACE"):
+                parser.error(f"--root-mode IN_PLACE (now --root-motion IN_PLACE) does not go with --root-motion {namespace.root_motion}")
+            namespace.root_motion = "IN_PLACE"
+        setattr(namespace, self.dest, value)
+
+
 def add_arguments(parser):
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--auto", action="store_true", help="find the best loop first (the default)")
-    where.add_argument("--range", nargs=2, type=types.frame, metavar=("START", "END"), help="loop these frames")
+    where.add_argument("--range", nargs=2, type=types.frame, metavar=("FIRST", "LAST"),
+                       help="loop these frames (inclusive), numbered as the file is imported (a BVH from 1)")
     where.add_argument("--whole", action="store_true", help="loop the action's whole range")
     defaults = stitch.StitchParameters()
-    for name in stitch_fields():
-        flag, default, text = "--" + name.replace("_", "-"), getattr(defaults, name), _PARAMETER_HELP[name]
-        if name in stitch.SINGLE_METHOD_PARAMETERS:  # None until check(): AUTO refuses them when given
-            text, default = f"{text} (default: {default})", None
-        if isinstance(defaults.__dataclass_fields__[name].default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=text)
+    for name in stitch_fields():  # None until check(): a parameter the --method does not read is refused when given
+        default, text = getattr(defaults, name), _PARAMETER_HELP[name]
+        if name == "method":
+            parser.add_argument("--method", choices=stitch.CHOICES, default=default, help=text)
+        elif isinstance(default, bool):
+            parser.add_argument(_flag(name), action=argparse.BooleanOptionalAction, help=f"{text} (default: {'yes' if default else 'no'})")
         elif isinstance(default, str):
-            parser.add_argument(flag, choices=stitch.CHOICES if name == "method" else stitch.SIDES, default=default, help=text)
+            parser.add_argument(_flag(name), choices=stitch.SIDES, help=f"{text} (default: {default})")
         else:
-            parser.add_argument(flag, type=_parameter_type(name), default=default, help=text)
-    parser.add_argument("--root-mode", choices=("AUTO", "TRAVEL", "LOOP", "IN_PLACE"), default="AUTO",
-                        help="AUTO: TRAVEL for clips that move; TRAVEL keeps the displacement; LOOP loops the root like any bone; "
-                             "IN_PLACE removes the steady travel first")
-    parser.add_argument("--root-bone", default="", help="the bone that carries the travel (default: found)")
-    parser.add_argument("--root-blend", type=types.blend_seconds, default=0.5, help="blend time of the root's velocity correction, seconds")
+            parser.add_argument(_flag(name), type=_parameter_type(name), metavar=_metavar(name), help=f"{text} (default: {default:g})")
+    parser.add_argument("--root-mode", choices=(*ROOT_MODES, "IN_PLACE"), metavar="{" + ",".join(ROOT_MODES) + "}", default="AUTO",
+                        action=_RootModeInPlace,
+                        help="AUTO: TRAVEL for clips that move; TRAVEL keeps the displacement; LOOP loops the root like any bone "
+                             "(for a loop in place: --root-motion IN_PLACE)")
+    parser.add_argument("--root-bone", default="", metavar="NAME", help="the bone that carries the travel (default: found)")
+    parser.add_argument("--root-blend", type=types.blend_seconds, metavar="SECONDS",
+                        help=f"blend time of a travelling root's velocity correction, seconds (default: {ROOT_BLEND:g})")
     parser.add_argument("--loop-mode", choices=loop.LOOP_MODES, default="CLAMP",
                         help="CLAMP: the last frame repeats the first; WRAP: drop it, for engines that wrap last to first")
-    parser.add_argument("--no-lock-feet", dest="lock_feet", action="store_false", help="do not re-solve the legs to keep planted feet still")
+    parser.add_argument("--no-lock-feet", dest="lock_feet", action="store_const", const=False,
+                        help="do not re-solve the legs to keep planted feet still")
     for flag, kind, default, text in _AUTO_OPTIONS:
-        parser.add_argument(flag, type=kind, help=f"with --auto: {text} (default: {default:g})")
+        parser.add_argument(flag, type=kind, metavar="N" if flag == "--cycles" else "SECONDS", help=f"with --auto: {text} (default: {default:g})")
 
 
 def plan(files, options):
@@ -98,20 +139,57 @@ def check(options):
         if getattr(options, name) is None:
             setattr(options, name, default)
     if options.min_length > options.max_length:
-        raise types.UsageError(f"--min-length {options.min_length:g} is above --max-length {options.max_length:g}")
+        raise types.UsageError(f"--min-length {options.min_length:g} s is above --max-length {options.max_length:g} s")
     if options.range and options.range[1] <= options.range[0]:
-        raise types.UsageError(f"--range {options.range[0]} {options.range[1]}: END must be after START")
+        raise types.UsageError(f"--range {options.range[0]} {options.range[1]}: LAST must be after FIRST")
     _check_method_options(options)
+    _check_root_options(options)
 
 
 def _check_method_options(options):
-    """Refuse a parameter of one method with --method AUTO (which makes each method with its defaults); fill their defaults."""
-    given = [name for name in stitch.SINGLE_METHOD_PARAMETERS if getattr(options, name) is not None]
-    if options.method == "AUTO" and given:
-        flags = ", ".join(f"--{name.replace('_', '-')} ({stitch.SINGLE_METHOD_PARAMETERS[name]})" for name in given)
-        raise types.UsageError(f"{flags} only {'applies' if len(given) == 1 else 'apply'} with that --method: --method AUTO "
-                               "makes each method with its defaults")
+    """Refuse a stitching parameter the --method does not read (with AUTO, one that only one method reads: AUTO makes each
+    method with its defaults) and --ratio where --side gives the whole correction to one end; fill the defaults."""
+    given = [name for name in stitch_fields() if name != "method" and getattr(options, name) is not None]
+    if options.method == "AUTO":
+        single = [name for name in given if name in stitch.SINGLE_METHOD_PARAMETERS]
+        if single:
+            flags = ", ".join(f"{_flag(name)} ({stitch.SINGLE_METHOD_PARAMETERS[name]})" for name in single)
+            raise types.UsageError(f"{flags} only {'applies' if len(single) == 1 else 'apply'} with that --method: --method AUTO "
+                                   "makes each method with its defaults")
+    else:
+        ignored = [name for name in given if name not in METHOD_PARAMETERS[options.method]]
+        if ignored:
+            raise types.UsageError(f"{_flag(ignored[0])} applies to --method {_methods_reading(ignored[0])}, not {options.method}")
+    if options.ratio is not None and options.side in ("START", "END") and options.method in ("CUBIC", "SPRING"):
+        raise types.UsageError(f"--ratio applies with --side BOTH, not {options.side} (which takes the whole correction at that end)")
     defaults = stitch.StitchParameters()
-    for name in stitch.SINGLE_METHOD_PARAMETERS:
+    for name in stitch_fields():
         if getattr(options, name) is None:
             setattr(options, name, getattr(defaults, name))
+
+
+def _methods_reading(name):
+    """The methods that read a stitching parameter, as a person lists them: 'SOFTFADE', 'CUBIC, LINEAR_INERTIALIZE or SOFTFADE'."""
+    methods = [method for method, read in METHOD_PARAMETERS.items() if name in read]
+    return methods[0] if len(methods) == 1 else f"{', '.join(methods[:-1])} or {methods[-1]}"
+
+
+def _check_root_options(options):
+    """--root-motion IN_PLACE makes the loop in place (the core's root mode IN_PLACE); --root-blend only where a root
+    travels, --no-lock-feet only where the seam is closed. Fills their defaults."""
+    if options.root_mode == "IN_PLACE" and options.root_motion != "IN_PLACE":  # the old spelling, then another --root-motion
+        raise types.UsageError(f"--root-mode IN_PLACE (now --root-motion IN_PLACE) does not go with --root-motion {options.root_motion}")
+    if options.root_motion == "IN_PLACE":
+        if options.root_mode not in ("AUTO", "IN_PLACE"):
+            raise types.UsageError(f"--root-mode {options.root_mode} does not apply with --root-motion IN_PLACE, which makes the loop in place")
+        options.root_mode = "IN_PLACE"
+    if options.root_blend is not None:
+        if options.root_mode in ("LOOP", "IN_PLACE"):
+            mode = "--root-mode LOOP" if options.root_mode == "LOOP" else "--root-motion IN_PLACE"
+            raise types.UsageError(f"--root-blend applies to a travelling root (--root-mode TRAVEL or AUTO), not with {mode}")
+        if options.method == "NONE":
+            raise types.UsageError("--root-blend applies to a seam that is closed, not --method NONE (which only cuts the range)")
+    if options.lock_feet is False and options.method == "NONE":
+        raise types.UsageError("--no-lock-feet applies to a seam that is closed, not --method NONE (which only cuts the range)")
+    options.root_blend = ROOT_BLEND if options.root_blend is None else options.root_blend
+    options.lock_feet = options.lock_feet is not False

@@ -54,7 +54,7 @@ def _figure(result):
             # Per frame, every joint's (along, across, up) in millimetres, flattened.
             "positions_mm": (figure.positions * 1000.0).round().astype(int).reshape(len(figure.frames), -1).tolist()}
     cycles = [(k * length, min((k + 1) * length, int(figure.frames[-1])), f"cycle {k + 1}") for k in range(preview.CYCLES)]
-    return {"fps": round(float(result.clip.fps), 6), "frames": [int(f) for f in figure.frames], "last": int(figure.frames[-1]),
+    return {"fps": entries.frame_rate(result.clip.fps), "frames": [int(f) for f in figure.frames], "last": int(figure.frames[-1]),
             "views": [view], "marks": [{"first": int(seam), "last": int(seam), "label": "seam"} for seam in figure.seams],
             "segments": [{"first": first, "last": last, "label": label, "colour": colour}
                          for (first, last, label), colour in zip(cycles, charts.CLIP_COLOURS)]}

@@ -2,16 +2,16 @@
 
 import pathlib
 
+from ....core.edit.splice import SHORTER
 from ...options import UsageError
-from ..edit.options import SHORTER
 
 TIMINGS = ("AUTO", "WARP", "NONE")
 
 
 def add_arguments(parser):
-    parser.add_argument("--lower", type=pathlib.Path, help="the file whose root and legs are kept")
-    parser.add_argument("--upper", type=pathlib.Path, help="the file whose upper body is carried over")
-    parser.add_argument("--upper-root", default="", help="the first bone of the upper body (default: found, the spine above the pelvis)")
+    parser.add_argument("--lower", type=pathlib.Path, metavar="FILE", help="the file whose root and legs are kept (or give LOWER UPPER)")
+    parser.add_argument("--upper", type=pathlib.Path, metavar="FILE", help="the file whose upper body is carried over")
+    parser.add_argument("--upper-root", default="", metavar="NAME", help="the first bone of the upper body (default: found, the spine above the pelvis)")
     parser.add_argument("--timing", choices=TIMINGS, default="AUTO",
                         help="WARP lines up the two lower bodies' steps first; NONE plays the upper body at its own speed; "
                              "AUTO warps when both clips step")

@@ -40,8 +40,9 @@ def add_arguments(parser):
                         help="the random walk's seed (default 0): the same seed, the same motion; not with --via, whose path has no "
                              "random choice")
     parser.add_argument("--via", nargs="+", metavar="CLIP", default=[],
-                        help="visit these clips in order by the shortest path (a clip's file name, or a word in it: walk run bow)")
-    parser.add_argument("--name", default="synthesis", help="the output's name: OUT/NAME.<format>")
+                        help="visit these clips in order by the shortest path (a clip's file name, or a word in it: walk run bow) "
+                             "(default: a random walk, --seed)")
+    parser.add_argument("--name", default="synthesis", help="the output's name: FOLDER/NAME.<format>")
 
 
 def check(options):

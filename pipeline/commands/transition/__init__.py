@@ -9,6 +9,7 @@ class Transition(Command):
     help = "blend one clip into another: FROM up to the best transition point, then TO, aligned to continue it"
     done, kind = "made", "transition"
     inputs, inputs_metavar, inputs_help = "+", "FROM TO", "the clip played first and the clip it blends into"
+    reads_folders = False  # two files, never folders
     examples = ("loopsmith transition walk.bvh run.bvh -o out                     # best point, method and length chosen",
                 "loopsmith transition walk.bvh run.bvh --at 150 30 --method INERTIALIZE --length 0.4 -o out")
     epilog = options.EPILOG

@@ -18,7 +18,7 @@ methods (--method):
 
 def add_arguments(parser):
     parser.add_argument("--method", choices=make.METHODS, default="AUTO", help="how FROM is blended into TO (see methods below)")
-    parser.add_argument("--length", type=blend_seconds, help="blend length in seconds (default: chosen for the pair)")
+    parser.add_argument("--length", type=blend_seconds, metavar="SECONDS", help="blend length in seconds (default: chosen for the pair)")
     parser.add_argument("--at", nargs="+", default=["auto"], metavar="auto | I J",
                         help="the transition frames: 'auto' finds the best pair near FROM's end and TO's start, "
                              f"or FROM's frame I and TO's frame J, as the files number them when imported (a BVH from 1; range: {allowed_range(*FRAME_RANGE)}) "
@@ -42,7 +42,7 @@ def check(options):
     if options.joints not in features.JOINT_SETS:
         raise UsageError(f"--joints must be one of {', '.join(features.JOINT_SETS)}, not '{options.joints}'")
     if not options.timewarp and options.method == "INERTIALIZE":
-        raise UsageError("--no-timewarp only applies to CROSSFADE (INERTIALIZE switches at one pair of frames)")
+        raise UsageError("--no-timewarp applies to --method CROSSFADE or AUTO, not INERTIALIZE (which switches at one pair of frames)")
     if options.joints != "all" and options.at != "auto":
         raise UsageError("--joints chooses what the automatic match compares; with --at I J nothing is matched")
 
