@@ -462,7 +462,7 @@ SYNTH_NAMES = tuple(synth_properties())
 # The Sequence list that Compose strings together
 
 class LoopsmithSequenceEntry(bpy.types.PropertyGroup):
-    """One action of the Sequence, its range and how it hands over to the next."""
+    """One action of the Sequence, its range, the heading it starts with and how it hands over to the next."""
 
     __annotations__ = {
         "action": PointerProperty(name="Action", type=bpy.types.Action),
@@ -477,6 +477,9 @@ class LoopsmithSequenceEntry(bpy.types.PropertyGroup):
                                        description="Where this action blends into the next"),
         "junction_frame_a": IntProperty(name="Frame A", description="This action's frame where the blend starts", default=1),
         "junction_frame_b": IntProperty(name="Frame B", description="The next action's frame where the blend starts", default=1),
+        "heading": FloatProperty(name="Heading", description="Turn this action by this angle (positive to the left) from where the "
+                                 "action before leaves the character, over the blend into it; 0 continues its heading. The first "
+                                 "action keeps its own", default=0.0, min=-3.141592653589793, max=3.141592653589793, subtype="ANGLE"),
     }
 
 

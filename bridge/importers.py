@@ -9,18 +9,20 @@ import contextlib
 import dataclasses
 import io
 import os
+import pathlib
 import stat
 import sys
 import tempfile
 
 import bpy
+import numpy as np
 
-from ..core.errors import LoopsmithError
-from ..core.formats import bvh, bvh_clip, containers
+from ..core.errors import AcclaimError, LoopsmithError
+from ..core.formats import acclaim, bvh, bvh_clip, containers
 from ..core.formats.import_settings import ImportSettings
 from ..files import interrupts, progress
-from ..files.inputs import INPUT_SUFFIXES
-from . import armature, read_action, timeline
+from ..files.inputs import INPUT_SUFFIXES, is_acclaim
+from . import acclaim as acclaim_scene, armature, read_action, timeline
 
 
 #: The unit and reason reported for a BVH scale given on the command line.
@@ -105,8 +107,90 @@ def _import_scale(info, up, options):
 
 
 def read_in_numpy(path, options):
-    """Whether ``path`` is a BVH the numpy reader reads (``--bvh-reader numpy``): its clip needs no Blender scene."""
-    return path.suffix.lower() == ".bvh" and options.bvh_reader == "numpy"
+    """Whether ``path`` is read in numpy, so that its clip needs no Blender scene: a BVH the numpy reader reads
+    (``--bvh-reader numpy``), or an Acclaim motion (AMC), which the core reads."""
+    return is_acclaim(path) or (path.suffix.lower() == ".bvh" and options.bvh_reader == "numpy")
+
+
+def acclaim_skeleton(path, options) -> tuple[acclaim.AsfSkeleton, ImportSettings]:
+    """The checked skeleton (ASF) of the AMC at ``path`` and the import settings: ``(skeleton, settings)``.
+
+    The skeleton is ``--asf``, else the one beside the motion
+    (:func:`.acclaim.find_skeleton`); settings: the ASF and how it was found,
+    ``--amc-fps`` (AMC files carry no rate), metres per skeleton unit (a BVH
+    output is written in those units, Y up). InputError saying where it
+    looked, or naming the ASF, its line and the reason.
+    """
+    given = getattr(options, "asf", None)
+    try:
+        asf_path = pathlib.Path(given) if given is not None else acclaim_scene.find_skeleton(path)
+    except AcclaimError as error:
+        raise InputError(error.reason.replace("give the ASF path", "give it with --asf PATH")) from None
+    try:
+        require_regular_file(asf_path)
+    except InputError as error:
+        raise InputError(f"its skeleton {asf_path} {error}") from None
+    try:
+        skeleton = acclaim.read_asf(asf_path)
+    except AcclaimError as error:
+        raise InputError(f"cannot be read: its skeleton {error}") from None
+    fps = float(getattr(options, "amc_fps", None) or acclaim.DEFAULT_FPS)
+    found = "given with --asf" if given is not None else f"found beside the motion ({asf_path.name})"
+    return skeleton, ImportSettings(".amc", bvh_scale=skeleton.metres_per_unit, bvh_unit=f"the skeleton's unit, 1/{skeleton.length_unit:g} inch",
+                                    up_axis="Y", reader="numpy", asf=str(asf_path), asf_found=found, amc_fps=fps)
+
+
+def acclaim_bvh_header(skeleton, fps) -> bvh.BvhInfo:
+    """The BVH layout of an Acclaim skeleton at ``fps`` frames per second, no motion rows: what its BVH outputs hold (see :func:`..bridge.export.replace_outputs`).
+
+    Its bones as joints in its order and units, Y up (as CMU's BVH
+    conversions): OFFSETs from the rest heads, End Sites at the leaves'
+    tails, the root with position and rotation channels, every other joint
+    with rotation channels, ``Zrotation Yrotation Xrotation``.
+    """
+    rest, lengths, _ = acclaim.rest_in_file_axes(skeleton, 1.0)
+    order = _depth_first(np.asarray(skeleton.parents))  # a BVH lists joints as its hierarchy nests them
+    index = {bone: k for k, bone in enumerate(order)}
+    parents = np.array([index.get(int(skeleton.parents[bone]), -1) for bone in order])
+    heads = rest[order, :3, 3]
+    offsets = np.where(parents[:, None] >= 0, heads - heads[np.maximum(parents, 0)], heads)
+    end_sites = {k: rest[bone, :3, 1] * lengths[bone] for k, bone in enumerate(order) if not (parents == k).any()}
+    rotations = ("Zrotation", "Yrotation", "Xrotation")
+    channels = tuple((("Xposition", "Yposition", "Zposition") if parent < 0 else ()) + rotations for parent in parents)
+    return bvh.BvhInfo(tuple(skeleton.names[bone] for bone in order), parents, offsets, channels, end_sites, 1.0 / fps,
+                       np.zeros((0, sum(map(len, channels)))))
+
+
+def _depth_first(parents):
+    """Bone indices in depth-first order (each bone's children in index order, right after it and its descendants)."""
+    order, stack = [], [int(bone) for bone in np.flatnonzero(parents < 0)][::-1]
+    while stack:
+        bone = stack.pop()
+        order.append(bone)
+        stack.extend(int(child) for child in np.flatnonzero(parents == bone)[::-1])
+    return order
+
+
+def _acclaim_clip(path, skeleton, settings):
+    """The clip of the AMC at ``path`` on ``skeleton``, read at ``settings.amc_fps``, no scene touched; InputError naming its line."""
+    try:
+        motion = acclaim.read_amc(path, skeleton, progress.reporter(f"reading {path.name}"))
+        return acclaim.clip_from_acclaim(skeleton, motion, settings.amc_fps)
+    except AcclaimError as error:
+        raise InputError(f"cannot be read: {error}") from None
+
+
+def _load_acclaim(path, options):
+    """:func:`load` of an AMC: its armature and action built in bulk (:func:`.acclaim.import_acclaim`), the scene's rate and range set."""
+    skeleton, settings = acclaim_skeleton(path, options)
+    with silenced():
+        bpy.ops.wm.read_homefile(use_empty=True)
+    try:
+        acclaim_scene.import_acclaim(path, settings.asf, settings.amc_fps, progress=progress.reporter(f"reading {path.name}"))
+    except AcclaimError as error:
+        raise InputError(f"cannot be read: {error}") from None
+    interrupts.check()
+    return settings, acclaim_bvh_header(skeleton, settings.amc_fps)
 
 
 def clip_of_bvh(info, settings: ImportSettings):
@@ -128,6 +212,8 @@ def load(path, options) -> tuple[ImportSettings, bvh.BvhInfo | None]:
     require_regular_file(path)
     if suffix not in INPUT_SUFFIXES:
         raise InputError(f"not a supported file type ({', '.join(INPUT_SUFFIXES)})")
+    if is_acclaim(path):
+        return _load_acclaim(path, options)
     header, settings = None, ImportSettings(suffix)
     if suffix == ".bvh":
         header, settings = read_bvh_header(path, options)
@@ -149,7 +235,13 @@ def load(path, options) -> tuple[ImportSettings, bvh.BvhInfo | None]:
         interrupts.check()  # an interrupt inside an importer arrives wrapped in RuntimeError
         raise InputError(f"cannot be read: {reason(error)}") from None
     interrupts.check()  # one raised in a load handler Blender runs (add-ons' Python) is printed and swallowed by Blender
-    return settings, None if header is None else _hierarchy_only(header)
+    return _with_asf(settings, options), None if header is None else _hierarchy_only(header)
+
+
+def _with_asf(settings, options):
+    """``settings`` of a file that is no AMC, with ``--asf`` (the skeleton an AMC output is written on) when given."""
+    given = getattr(options, "asf", None)
+    return settings if given is None else dataclasses.replace(settings, asf=str(given), asf_found="given with --asf")
 
 
 def _hierarchy_only(header):
@@ -207,12 +299,16 @@ def armature_clip(path, options):
 def load_clip(path, options):
     """The clip of ``path``'s first armature with an action, for a job that needs no scene: ``(clip, settings, header)``.
 
-    A BVH read by the numpy reader builds no scene at all; other files are imported as by :func:`armature_clip`.
+    A BVH read by the numpy reader or an AMC builds no scene at all; other files are imported as by :func:`armature_clip`.
     """
+    if is_acclaim(path):
+        require_regular_file(path)
+        skeleton, settings = acclaim_skeleton(path, options)
+        return _acclaim_clip(path, skeleton, settings), settings, acclaim_bvh_header(skeleton, settings.amc_fps)
     if read_in_numpy(path, options):
         require_regular_file(path)
         header, settings = read_bvh_header(path, options)
-        return clip_of_bvh(header, settings), settings, _hierarchy_only(header)
+        return clip_of_bvh(header, settings), _with_asf(settings, options), _hierarchy_only(header)
     _, clip, settings, header = armature_clip(path, options)
     return clip, settings, header
 

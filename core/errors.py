@@ -37,7 +37,12 @@ class EditError(LoopsmithError):
 
 
 class CompositionError(LoopsmithError):
-    """A sequence of clips cannot be composed with the given pieces, ranges or junctions."""
+    """A sequence of clips cannot be composed with the given pieces, ranges or junctions; ``junction``: the 0-based index of
+    the junction at fault, when one is."""
+
+    def __init__(self, message: str, junction: int | None = None):
+        super().__init__(message)
+        self.junction = junction
 
 
 class GraphError(LoopsmithError):

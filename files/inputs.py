@@ -6,12 +6,18 @@ Plain Python (no Blender).
 import os
 import pathlib
 
-INPUT_SUFFIXES = (".bvh", ".fbx", ".glb", ".gltf", ".blend")
+INPUT_SUFFIXES = (".bvh", ".fbx", ".glb", ".gltf", ".blend", ".amc")
+ACCLAIM_MOTION = ".amc"
 
 
 def real(path):
     """The path a file really lives at (links and ``..`` resolved), for comparing files."""
     return pathlib.Path(os.path.realpath(path))
+
+
+def is_acclaim(path):
+    """Whether ``path`` is an Acclaim motion (AMC), read with its skeleton (ASF): ``--asf``, or found beside it."""
+    return pathlib.Path(path).suffix.lower() == ACCLAIM_MOTION
 
 
 def collect(paths, earlier_outputs=(), include_outputs=False):

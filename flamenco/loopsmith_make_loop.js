@@ -16,7 +16,7 @@
 
 const JOB_TYPE = {
     label: "Loopsmith Make Loop",
-    description: "Seamless loops of every motion-capture clip in a folder (BVH, FBX, glTF, .blend), in parallel tasks",
+    description: "Seamless loops of every motion-capture clip in a folder (BVH, FBX, glTF, .blend, Acclaim AMC), in parallel tasks",
     settings: [
         { key: "input_folder", type: "string", subtype: "dir_path", required: true,
           description: "Folder of clips on the shared storage (sub-folders included)" },
@@ -36,13 +36,13 @@ const JOB_TYPE = {
           description: "CLAMP: the last frame repeats the first; WRAP: drop it, for engines that wrap last to first" },
         { key: "lock_feet", type: "bool", default: true, description: "Re-solve the legs to keep planted feet still" },
         { key: "formats", type: "string", default: "",
-          description: "Output formats, space-separated: same bvh fbx glb blend (empty: the engine's, else the input's)" },
+          description: "Output formats, space-separated: same bvh fbx glb blend amc (empty: the engine's, else the input's)" },
         { key: "engine", type: "string", choices: ["none", "unreal", "unity", "godot", "gltf"], default: "none",
           description: "Write for this game engine: its format, units, root bone and animation names" },
     ],
 };
 
-const OUTPUT_FORMATS = ["same", "bvh", "fbx", "glb", "blend"];
+const OUTPUT_FORMATS = ["same", "bvh", "fbx", "glb", "blend", "amc"];
 
 function compileJob(job) {
     const settings = job.settings;

@@ -17,12 +17,13 @@ from . import common
 
 
 def _entry_piece(obj, entry, number):
-    """A Sequence entry as the core's piece: its action (see :func:`.common.action_clip`), its range (``number``: its 1-based place, for messages)."""
+    """A Sequence entry as the core's piece: its action (see :func:`.common.action_clip`), its range and heading (radians; the
+    first entry keeps its own), ``number`` its 1-based place (for messages)."""
     if entry.action is None:
         raise ClipError(f"Sequence entry {number} has no action: choose one or remove the entry")
     clip = common.action_clip(obj, common.matching_action(entry.action.name, obj, ""))
     first, last = (entry.frame_start, entry.frame_end) if entry.use_range else (None, None)
-    return sequence.Piece(clip, first, last, name=entry.action.name)
+    return sequence.Piece(clip, first, last, name=entry.action.name, heading=entry.heading if number > 1 else 0.0)
 
 
 def _next_entry(count, index, loop):

@@ -15,7 +15,7 @@ import pathlib
 import types
 import typing
 
-MOTION_FILES = "BVH, FBX, glTF/GLB or .blend files, or folders of them"
+MOTION_FILES = "BVH, FBX, glTF/GLB, .blend or Acclaim .amc files, or folders of them"
 
 
 class Row(typing.NamedTuple):

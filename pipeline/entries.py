@@ -34,6 +34,11 @@ def significant(value, digits=4):
     return value
 
 
+def span(frames):
+    """A (first, last) frame span as JSON: two ints, or None."""
+    return None if frames is None else [int(frames[0]), int(frames[1])]
+
+
 def metrics_json(metrics):
     """A metrics dataclass as a dict of its fields, rounded to 4 digits."""
     return {name: round(float(value), 4) for name, value in dataclasses.asdict(metrics).items()}
@@ -42,6 +47,15 @@ def metrics_json(metrics):
 def judged(entry, verdict):
     """``entry`` with its ``verdict``."""
     entry["verdict"] = verdict.to_json()
+    return entry
+
+
+def worsened(entry, verdict):
+    """``entry``'s verdict made no better than ``verdict`` (its reasons added): what writing an output found."""
+    judged = entry.get("verdict") or verdicts.Verdict(verdicts.GOOD).to_json()
+    judged["word"] = verdicts.worst([verdicts.Verdict(judged["word"]), verdict])
+    judged["reasons"] = [*judged.get("reasons", []), *verdict.reasons]
+    entry["verdict"] = judged
     return entry
 
 

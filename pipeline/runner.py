@@ -23,14 +23,15 @@ import sys
 import tempfile
 import time
 
-from ..core.formats import bvh
+from ..core.errors import AcclaimError
+from ..core.formats import acclaim, bvh
 from ..files import inputs as input_files, interrupts, outputs
 from ..files.progress import counted, Progress, say
 from . import engine, reports
 from .options import number, shard, UsageError
 from .workers import balanced, in_plan_order, job_document, Plan, process_tasks, Worker
 
-OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend")
+OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend", "amc")
 MAX_JOBS = 256  # worker processes on one machine; more is a typo, and a cluster takes --scheduler
 
 
@@ -51,6 +52,12 @@ def add_common_arguments(parser, command):
     parser.add_argument("--bvh-up", choices=("Y", "Z"), help="the BVH files' up axis (default: the axis the skeleton stands along)")
     parser.add_argument("--bvh-reader", choices=("numpy", "blender"), default="numpy",
                         help="numpy: read BVH files at numpy speed and build the armature in bulk; blender: Blender's own BVH importer")
+    parser.add_argument("--asf", type=pathlib.Path, metavar="PATH.asf",
+                        help="the Acclaim skeleton of the AMC inputs, and the one --format amc writes a BVH, FBX or glTF input's motion on "
+                             "(its joints named as the skeleton's bones) (default: an AMC's own, found beside it: CMU's <subject>.asf for "
+                             "<subject>_<trial>.amc, or the only .asf in its folder)")
+    parser.add_argument("--amc-fps", type=number(1.0, 1000.0), metavar="FPS",
+                        help=f"frames per second of the AMC inputs, which carry no frame rate (default: {acclaim.DEFAULT_FPS:g}, CMU's)")
     parser.add_argument("-j", "--jobs", type=number(1, MAX_JOBS, integer=True), metavar="N",
                         help="worker processes, this one included (capped at the files and cores, with a note) (default: 1)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -78,6 +85,34 @@ def check_options(command, options):
         engine.check(options)
 
 
+def check_acclaim_options(options, files):
+    """UsageError, once the inputs are known, for ``--asf`` or ``--amc-fps`` where nothing reads them, an ``--asf`` that is
+    no ASF, an AMC output of an input with no Acclaim skeleton, or one with ``--engine``/``--root-motion``; fills the
+    default ``--amc-fps``."""
+    acclaim_inputs = [path for path in files if input_files.is_acclaim(path)]
+    formats = getattr(options, "format", None) or []
+    writes_amc = [path for path in files if ".amc" in input_files.output_suffixes(path, formats)]
+    if options.amc_fps is not None and not acclaim_inputs:
+        raise UsageError("--amc-fps applies to AMC inputs (AMC files carry no frame rate), and no input is one")
+    if options.asf is not None and not acclaim_inputs and not writes_amc:
+        raise UsageError("--asf applies to AMC inputs (their skeleton) or to --format amc (the skeleton it writes on), and neither is here")
+    unknown = next((path for path in writes_amc if not input_files.is_acclaim(path)), None)
+    if unknown is not None and options.asf is None:
+        raise UsageError(f"--format amc: {unknown} has no Acclaim skeleton, and Loopsmith makes no ASF from a clip: give the skeleton "
+                         "its joints are named after with --asf PATH")
+    if writes_amc and (getattr(options, "engine", None) or getattr(options, "root_motion", "NONE") != "NONE"):
+        raise UsageError("--format amc does not go with --engine or --root-motion: an AMC keeps its skeleton's own root")
+    if options.asf is not None:
+        if not options.asf.is_file():
+            raise UsageError(f"--asf {options.asf}: no such file")
+        try:
+            acclaim.read_asf(options.asf)
+        except AcclaimError as error:
+            raise UsageError(f"--asf {options.asf}: {error.reason}" + (f" (line {error.line})" if error.line else "")) from None
+    if acclaim_inputs and options.amc_fps is None:
+        options.amc_fps = acclaim.DEFAULT_FPS
+
+
 def _usage(command, message):
     say(f"loopsmith {command.name}: error: {message}", sys.stderr)
     return 2
@@ -94,7 +129,8 @@ def run(command, options):
             raise UsageError(f"--report: {error}") from None
         files, skipped = input_files.collect(options.inputs, reports.earlier_outputs(report_path), getattr(options, "include_outputs", False))
         if not files:
-            raise UsageError("no BVH, FBX, glTF or .blend files in the given inputs")
+            raise UsageError("no BVH, FBX, glTF, .blend or AMC files in the given inputs")
+        check_acclaim_options(options, files)
         _refuse_shared_paths(command, options, files, report_path)
         outputs.require_writable(options.out)
         if report_path.parent != options.out:

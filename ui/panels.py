@@ -7,6 +7,8 @@ sidebar mixin. The panel classes have no docstrings of their own: Blender
 would show one as the panel's tooltip.
 """
 
+import math
+
 import bpy
 
 from ..bridge.clip_io import action_problem
@@ -42,6 +44,8 @@ class LOOPSMITH_UL_sequence(bpy.types.UIList):
         row.prop(item, "action", text="", emboss=False, icon="ACTION")
         if item.use_range:
             row.label(text=f"{item.frame_start}-{item.frame_end}")
+        if index > 0 and item.heading:
+            row.label(text=f"{math.degrees(item.heading):+.0f}\u00b0")
 
 
 def _settings(context):
@@ -79,6 +83,7 @@ class MainPanel:
             self.layout.label(text="Select an armature", icon="INFO")
         else:
             self.layout.label(text=action.name if action else "No action", icon="ACTION")
+        self.layout.operator("loopsmith.import_acclaim", text="Import Acclaim (.asf/.amc)", icon="IMPORT")
 
 
 class FindLoopPanel:
@@ -242,6 +247,8 @@ class SequencePanel:
         if 0 <= index < len(settings.sequence):
             box = layout.box()
             draw.draw_sequence_entry(box, settings.sequence[index], index == len(settings.sequence) - 1, settings.compose_loop)
+            if index > 0:  # the first action keeps its own heading
+                box.prop(settings.sequence[index], "heading")
             box.operator("loopsmith.junction_candidates", icon="VIEWZOOM")
             if settings.junction_points_entry == index and len(settings.junction_points):
                 box.template_list("LOOPSMITH_UL_transition_points", "junction", settings, "junction_points", settings,

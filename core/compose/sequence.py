@@ -20,10 +20,17 @@ opens and closes on one frame of the first piece between its two transitions
 the first piece's own motion; Make Loop's TRAVEL seam
 (:func:`..loop.make.make_loop`) then closes it, the travel accumulating from cycle
 to cycle.
+
+A piece's heading turns it from where the previous one leaves the
+character: the junction's blend is made as without it, then the character
+turns over the blend's frames, each frame's share of the turn pivoting about
+the foot planted then (about the root when none is), so planted feet stay
+where they are and the piece after the blend is the same rigid placement,
+turned.
 """
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -32,7 +39,7 @@ from ..loop.make import make_loop
 from ..loop.stitch import StitchParameters
 from ..measure import grounding, seam, transition as measure
 from ..measure.transition import TransitionMetrics
-from ..motion import cycles, kinematics, quat
+from ..motion import contacts, cycles, kinematics, quat, root as root_motion
 from ..transition import align as placing, blend, make, points
 from . import trim as trimming
 
@@ -40,18 +47,29 @@ REACH_BACK_SECONDS = 3.0  # a junction's tail reaches this much further back whi
 MIN_PIECE_SECONDS = 1.0  # the shortest range a piece may keep
 MIN_TAIL_SECONDS = 0.5  # of a piece left after the transition into it, for the transition out of it
 REACH_SECONDS = points.REACH_SECONDS  # at most this much of a piece's end (and the next's start) is searched for an automatic point
+OPENING_SECONDS = 0.2  # a composition opens on this much of its first piece's own frames: no transition changes them
 SEAM_GUARD = 2  # frames between the loop's seam and either transition window (the seam's stencil reads one frame either side)
 MEASURE_MARGIN = 3  # frames either side of a window that its metrics read
+MIN_FREE_SHARE = 0.2  # a turn keeps to frames with at most one foot planted unless they hold less than this share of its spread
+TURN_SECONDS_PER_RADIAN = 1.0  # a piece's heading is turned over a blend at least this long per radian (90 degrees: about 1.6 s)
+TURN_RAMP_SECONDS = 0.1  # the turn's rate eases in and out over this much at each change of the foot it pivots about
 
 
 @dataclass
 class Piece:
-    """One entry of the sequence: a clip and its in/out range (frame numbers of ``clip.frames``, inclusive; None: the clip's own ends)."""
+    """One entry of the sequence: a clip and its in/out range (frame numbers of ``clip.frames``, inclusive; None: the clip's own ends).
+
+    heading: radians in [-pi, pi], the turn about the up axis (positive
+    counterclockwise seen from above) the piece starts with from where the
+    previous one leaves the character; 0 continues its heading. The first
+    piece keeps its own: its heading must be 0.
+    """
 
     clip: object
     first: int = None
     last: int = None
     name: str = ""  # for messages and reports
+    heading: float = 0.0  # radians about the up axis, counterclockwise seen from above, from where the previous piece leaves the character
 
 
 @dataclass
@@ -94,7 +112,11 @@ class ComposedTransition:
     """One junction as made.
 
     window: (first, last) 0-based indices into the composed clip of the frames
-    the transition changed. frame_a, frame_b: the transition point, frame
+    the transition changed (its blend and the foot lock around it); windows
+    never overlap, and the first frames of the composition are in none.
+    blend_span: (first, last) the frames the blend itself made, ``round(length * fps) - 1``.
+    warp_span: (first, last) the frames its time-warped pairs play, None without a time warp.
+    frame_a, frame_b: the transition point, frame
     numbers of the outgoing and the incoming piece's clip. method, length
     (seconds): as used. metrics: the window measured in the composed clip
     against the two pieces' kept ranges. candidates: the ranked points
@@ -109,6 +131,8 @@ class ComposedTransition:
     length: float
     metrics: TransitionMetrics
     candidates: list
+    blend_span: tuple = None
+    warp_span: tuple = None
 
 
 @dataclass
@@ -243,17 +267,18 @@ def _check_point(junction, k, kept, labels, trimmed):
             raise CompositionError(f"junction {k + 1}: frame {frame:g} is not in {label}'s kept frames {clip.frames[0]:g}-{clip.frames[-1]:g}{why}")
 
 
-def _transition(tail, head, junction, align, lock_feet, reach, labels):
+def _transition(tail, head, junction, align, lock_feet, reach, labels, still_before):
     """make_transition with the junction's settings; TransitionError saying so when a method or length given does not fit
     (never replaced by another: the user asked for it).
 
     reach: seconds at the end of ``tail`` (and the start of ``head``) an automatic point is searched in.
+    still_before: ``tail``'s frames before this index keep their pose (see :func:`..transition.make.make_transition`).
     labels: what messages call the two: the piece going out (the composition up to it) and the one coming in.
     """
     at = junction.at if isinstance(junction.at, str) else tuple(int(frame) for frame in junction.at)
     try:
         return make.make_transition(tail, head, at, junction.method, junction.length, align=align, lock_feet=lock_feet, reach=reach,
-                                    labels=labels)
+                                    labels=labels, still_before=still_before)
     except TransitionError as error:
         if junction.method == "AUTO" and junction.length is None:
             raise
@@ -292,7 +317,7 @@ def _drop_last(parts, frames):
         frames -= stop - start
 
 
-def _junction(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet):
+def _junction(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet, guard=0, turn=0.0):
     """The transition from the composition so far into ``clip_b``, as a :class:`_Made`.
 
     parts, total: the composition so far and its length in frames; start:
@@ -300,39 +325,163 @@ def _junction(parts, total, start, first_number, clip_b, junction, labels, align
     first_number: the frame number position 0 would have in the outgoing
     piece's numbering, so that its frames keep their own numbers in the tail.
     labels: the pieces going out and coming in, which every message names.
+    guard: the first position the transition may change (after the frames the one before changed).
+    turn: radians the incoming piece turns from where the composition leaves the character (see :func:`_turned`).
     """
-    made, tail, tail_first = _blended(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet)
+    made, tail, tail_first, drift = _blended(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet, guard, turn)
+    root = placing.travel_root(tail, clip_b)
+    if turn:
+        made = _turned(made, turn - drift, root)
     position_a = int(made.frame_a - first_number)
     if position_a < start:
         raise CompositionError(f"{labels[0]} is too short: the transition out of it would start inside the one into it; give it a longer range")
     span = round(made.length * clip_b.fps)
     last_b = int(made.frame_b - clip_b.frames[0]) + span if made.path is None else int(made.path[-1, 1] - clip_b.frames[0])
-    return _Made(made, tail_first, position_a, position_a - tail_first + span, last_b, placing.travel_root(tail, clip_b), span)
+    return _Made(made, tail_first, position_a, position_a - tail_first + span, last_b, root, span)
 
 
-def _blended(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet):
-    """:func:`_junction`'s transition: ``(made, the tail it was made on, where the tail starts)``."""
+def _blended(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet, guard, turn=0.0):
+    """:func:`_junction`'s transition: ``(made, the tail it was made on, where the tail starts, drift)``; with a ``turn``
+    (radians) and no length given, at least :data:`TURN_SECONDS_PER_RADIAN` long per radian where the clips allow, drift
+    the heading change that lengthening made (see :func:`_turn_length`; 0 otherwise)."""
     fps, label_a = clip_b.fps, labels[0]
     if total - start < round(MIN_TAIL_SECONDS * fps):
         raise CompositionError(f"{label_a} shows only {total - start} frames after the transition into it, under the "
                                f"{MIN_TAIL_SECONDS:g} s needed to transition out of it: give it a longer range")
-    if not isinstance(junction.at, str) and junction.at[0] - first_number < start:
+    if not isinstance(junction.at, str) and junction.at[0] - first_number < max(start, guard - 1):
         raise CompositionError(f"frame {junction.at[0]:g} of {label_a} plays before the transition into it ends "
-                               f"(frame {first_number + start:g}): give a later point")
-    tail_first, made = start, None
+                               f"(frame {first_number + max(start, guard - 1):g}): give a later point")
+    tail_first, made, drift = start, None, 0.0
     while True:
         tail = _joined(_last_parts(parts, total - tail_first), first_number + tail_first)
         if made is None:
             # Near the junction: in the later half of what the outgoing piece plays on its own (up to the engine's reach).
-            made = _transition(tail, clip_b, junction, align, lock_feet, _reach(total - start, fps), labels)
+            made = _transition(tail, clip_b, junction, align, lock_feet, _reach(total - start, fps), labels, guard - tail_first)
+            if turn and junction.length is None:
+                made, drift = _turn_length(tail, clip_b, made, junction, turn, align, lock_feet, labels, guard - tail_first)
         else:  # the same blend with more of the composition before it
             made = make.make_transition(tail, clip_b, (made.frame_a, made.frame_b), made.method, made.length, align=align, lock_feet=lock_feet,
-                                        labels=labels)
+                                        labels=labels, still_before=guard - tail_first)
         if made.window[0] > 0 or tail_first == 0:
             break
         # The foot lock reaches the tail's first frame (a stance held since the transition before): give it room.
         tail_first = max(tail_first - round(REACH_BACK_SECONDS * fps), 0)
-    return made, tail, tail_first
+    return made, tail, tail_first, drift
+
+
+def _turn_length(tail, clip_b, made, junction, turn, align, lock_feet, labels, still_before):
+    """``(transition, heading change)``: ``made`` blended again at its point for long enough to turn ``turn`` radians
+    (:data:`TURN_SECONDS_PER_RADIAN`), the method as the junction asks, and how far (radians) the longer blend itself
+    leaves the incoming piece turned from where ``made`` placed it, which the turn takes back; ``(made, 0)`` when it is
+    that long already or the clips hold no longer blend there."""
+    wanted = round(abs(turn) * TURN_SECONDS_PER_RADIAN * clip_b.fps) / clip_b.fps
+    if wanted <= made.length:
+        return made, 0.0
+    try:
+        longer = make.make_transition(tail, clip_b, (made.frame_a, made.frame_b), junction.method, wanted, align=align, lock_feet=lock_feet,
+                                      labels=labels, still_before=still_before)
+    except TransitionError:
+        return made, 0.0
+    # Both end on the incoming piece rigidly placed: its last frame's heading shows how differently.
+    root = placing.travel_root(tail, clip_b)
+    _, heading = placing.floor_frames([(clip, clip.num_frames - 1, root) for clip in (made.clip, longer.clip)])
+    return longer, float(placing.shortest_turn(heading[1] - heading[0]))
+
+
+def _feet(clip, positions):
+    """Each foot's joints, those furthest down the leg first: lists of bone indices of the foot joints (see
+    :func:`..motion.contacts.foot_joints`), grouped by the first bone above them that is not one."""
+    joints = [int(j) for j in contacts.foot_joints(clip.bone_names, positions)]
+    feet = {}
+    for joint in joints:
+        top, depth = joint, 0
+        while top in joints and clip.parents[top] >= 0:
+            top, depth = int(clip.parents[top]), depth + 1
+        feet.setdefault(top, []).append((depth, joint))
+    return [[joint for _, joint in sorted(foot, reverse=True)] for foot in feet.values()]
+
+
+def _pivots(clip, root):
+    """Per frame of ``clip``: the floor point ``(F, 2)`` a turn pivots about there, and how freely it may turn ``(F,)`` in [0, 1].
+
+    With one foot planted the pivot is its planted joint furthest down the
+    leg (the toe when it is down), so that foot does not slide; with none
+    the travelling ``root``; with more, their pivots' mean, where the turn
+    is held (0) unless nothing else is free. Freedom eases by smoothstep
+    from 0 at the edges of each run of one support to 1 over
+    :data:`TURN_RAMP_SECONDS` (half the run at most), so the turn never
+    starts, stops or changes pivot at once.
+    """
+    positions = kinematics.clip_joint_positions(clip)
+    feet = _feet(clip, positions)
+    joints = [joint for foot in feet for joint in foot]
+    planted = contacts.detect_contacts(positions[:, joints], clip.dt) if joints else np.zeros((clip.num_frames, 0), dtype=bool)
+    points, down, offset = [], [], 0
+    for foot in feet:  # each foot's first planted joint in its list (the deepest): a few feet, vectorized over frames
+        mask = planted[:, offset:offset + len(foot)]
+        deepest = np.argmax(mask, axis=1)
+        points.append(positions[np.arange(clip.num_frames), np.asarray(foot)[deepest], :2])
+        down.append(mask.any(axis=1))
+        offset += len(foot)
+    points = np.stack(points, axis=1) if feet else np.zeros((clip.num_frames, 0, 2))
+    down = np.stack(down, axis=1) if feet else np.zeros((clip.num_frames, 0), dtype=bool)
+    count = down.sum(axis=1)
+    pivot = np.where((count > 0)[:, None], (points * down[..., None]).sum(axis=1) / np.maximum(count, 1)[:, None], positions[:, root, :2])
+    state = np.where(count == 1, np.argmax(down, axis=1), np.where(count == 0, -1, -2))
+    edges = np.flatnonzero(np.diff(state)) + 1
+    starts, stops = np.r_[0, edges], np.r_[edges, clip.num_frames]
+    run = np.repeat(np.arange(len(starts)), stops - starts)  # each frame's run of one support state
+    frames = np.arange(clip.num_frames) + 0.5
+    ramp = np.minimum(TURN_RAMP_SECONDS * clip.fps, 0.5 * (stops - starts))[run]
+    u = np.clip(np.minimum(frames - starts[run], stops[run] - frames) / ramp, 0.0, 1.0)
+    return pivot, np.where(state != -2, u * u * (3.0 - 2.0 * u), 0.0)
+
+
+def _turn_shares(span_first, span_last, free):
+    """Each frame's share ``(F,)`` of a turn made over frames ``span_first..span_last`` (inclusive; 0 elsewhere), summing to 1.
+
+    The blend's smoothstep spread, kept to the frames ``free (F,)`` to turn
+    (see :func:`_pivots`); spread evenly by smoothstep when those hold under
+    :data:`MIN_FREE_SHARE` of it.
+    """
+    frames = np.arange(len(free))
+    u = np.clip((frames - span_first + 1) / (span_last - span_first + 1), 0.0, 1.0)
+    smooth = u * u * (3.0 - 2.0 * u)
+    spread = np.diff(np.r_[0.0, smooth])
+    kept = spread * free
+    if kept.sum() < MIN_FREE_SHARE * spread.sum():
+        return spread / spread.sum()
+    return kept / kept.sum()
+
+
+def _turned(transition, turn, root):
+    """``transition`` with its clip turned by ``turn`` radians about the up axis from its blend on (see the module).
+
+    Frame i is moved by the rigid floor motion ``M_i(x) = R(theta_i) x + t_i``:
+    theta accumulates the turn's shares (:func:`_turn_shares`) and each step
+    keeps that frame's pivot ``p_i`` where the previous motion put it,
+    ``t_i = t_(i-1) + (R(theta_(i-1)) - R(theta_i)) p_i`` (complex numbers
+    below). Frames up to A's switch keep their channels bit for bit; those
+    after the blend are B's placement turned by ``turn`` about the pivot path.
+    """
+    clip = transition.clip
+    first, last = transition.blend_span
+    pivot, free = _pivots(clip, root)
+    theta = turn * np.cumsum(_turn_shares(first, last, free))
+    along = np.exp(1j * theta)
+    shift = np.cumsum(np.r_[0.0, (along[:-1] - along[1:]) * (pivot[1:, 0] + 1j * pivot[1:, 1])])
+    motion = np.broadcast_to(np.eye(4), (clip.num_frames, 4, 4)).copy()
+    motion[:, 0, 0] = motion[:, 1, 1] = along.real
+    motion[:, 1, 0], motion[:, 0, 1] = along.imag, -along.imag
+    motion[:, 0, 3], motion[:, 1, 3] = shift.real, shift.imag
+    later = clip.slice_frames(first, clip.num_frames)
+    pose, _ = root_motion.root_frames(later, root)
+    moved = motion[first:] @ pose
+    later = root_motion.with_root_global(later, root, moved[:, :3, 3], quat.from_matrix(moved[:, :3, :3]))
+    location, rotation = clip.location.copy(), clip.rotation.copy()
+    location[first:], rotation[first:] = later.location, later.rotation
+    rotation[:, root] = quat.unroll(rotation[:, root])
+    return replace(transition, clip=clip.with_channels(location=location, rotation=rotation))
 
 
 def _seam_frame(positions, dt, reference, first, last):
@@ -400,31 +549,45 @@ def _check_pieces(pieces, loop):
     for k, piece in enumerate(pieces):
         if not isinstance(piece, Piece) or not hasattr(piece.clip, "frames"):
             raise CompositionError(f"piece {k + 1} must be a Piece holding a clip, got {type(piece).__name__}")
+        heading = piece.heading
+        if not (isinstance(heading, numbers.Real) and not isinstance(heading, bool) and -np.pi <= heading <= np.pi):
+            raise CompositionError(f"{_label(piece, k)}: the heading must be radians from -pi to pi, got {heading!r}")
+        if k == 0 and heading != 0:
+            raise CompositionError(f"{_label(piece, k)} opens the composition facing its own way: its heading must be 0, got {heading!r}")
 
 
-def _chained(kept, junctions, following, labels, align, lock_feet):
+def _chained(kept, junctions, following, labels, align, lock_feet, turns):
     """Every junction made in turn on the composition so far: ``(parts, total, start, made)``.
 
     parts: the composition as (clip, start, stop) index ranges, total frames
     long; start: where the last incoming piece plays unblended; made: a
     :class:`_Made` per junction. CompositionError naming the junction that fails.
+    turns: radians per piece, the turn it starts with (:attr:`Piece.heading`).
+    Each transition changes only frames after those the one before changed,
+    the first none of the composition's first :data:`OPENING_SECONDS` (nor
+    the frame of a point given earlier).
     """
     parts, total, start, made = [(kept[0], 0, kept[0].num_frames)], kept[0].num_frames, 0, []
     first_number = int(kept[0].frames[0])
+    guard = int(round(OPENING_SECONDS * kept[0].fps))
+    if junctions and not isinstance(junctions[0].at, str):
+        guard = max(min(guard, int(junctions[0].at[0]) - first_number + 1), 1)
     for k, junction in enumerate(junctions):
         pair = (labels[k], labels[following[k]])
         try:
-            junction_made = _junction(parts, total, start, first_number, kept[following[k]], junction, pair, align, lock_feet)
+            junction_made = _junction(parts, total, start, first_number, kept[following[k]], junction, pair, align, lock_feet, guard,
+                                      turns[following[k]])
         except TransitionError as error:
-            raise CompositionError(f"junction {k + 1} ({pair[0]} -> {pair[1]}): {error}") from None
+            raise CompositionError(f"junction {k + 1} ({pair[0]} -> {pair[1]}): {error}", junction=k) from None
         except CompositionError as error:
-            raise CompositionError(f"junction {k + 1}: {error}") from None
+            raise CompositionError(f"junction {k + 1}: {error}", junction=k) from None
         _drop_last(parts, total - junction_made.tail_first)
         transition_clip = junction_made.transition.clip
         parts.append((transition_clip, 0, transition_clip.num_frames))
         start = junction_made.tail_first + junction_made.blend_end
         total = junction_made.tail_first + transition_clip.num_frames
         first_number = int(kept[following[k]].frames[junction_made.last_b]) - start
+        guard = junction_made.tail_first + junction_made.transition.window[1] + 1
         made.append(junction_made)
     return parts, total, start, made
 
@@ -479,12 +642,16 @@ def _placed(clip, made, junctions, kept, positions, pieces, labels, following, o
         out_first, source_first = position_a + 1, int(transition.frame_b) + 1
         metrics = _measured(clip, junction_made, opening, kept[k], kept[b], (positions[k], positions[b]))
         # A loop's closing blend runs on past the seam into the cycle's first frames: the window stops at the file's last frame.
-        window = tuple(min(max(junction_made.tail_first - opening + edge, 0), clip.num_frames - 1) for edge in transition.window)
+        window, blend_span, warp_span = (None if span is None else
+                                         tuple(min(max(junction_made.tail_first - opening + edge, 0), clip.num_frames - 1) for edge in span)
+                                         for span in (transition.window, transition.blend_span, transition.warp_span))
         transitions.append(ComposedTransition(k, window, int(transition.frame_a), int(transition.frame_b), transition.method,
-                                              transition.length, metrics, transition.candidates))
+                                              transition.length, metrics, transition.candidates, blend_span, warp_span))
         how = "given" if not isinstance(junction.at, str) else "chosen"
         notes.append(f"junction {k + 1} {labels[k]} -> {labels[b]}: frames {transition.frame_a} -> {transition.frame_b} ({how}), "
                      f"{transition.method} {transition.length:g} s")
+        if pieces[b].heading:
+            notes.append(f"junction {k + 1}: {labels[b]} turned {np.degrees(pieces[b].heading):+.0f} degrees over the blend")
         if make.shows(metrics):
             warnings.append(f"junction {k + 1} stays visible: {metrics.summary()}")
             notes.append(warnings[-1])
@@ -533,7 +700,7 @@ def compose(pieces: list[Piece], junctions: list[Junction] | None = None, loop: 
     following = [(k + 1) % len(pieces) for k in range(count)]
     for k, junction in enumerate(junctions):
         _check_point(junction, k, (kept[k], kept[following[k]]), (labels[k], labels[following[k]]), trim)
-    parts, total, start, made = _chained(kept, junctions, following, labels, align, lock_feet)
+    parts, total, start, made = _chained(kept, junctions, following, labels, align, lock_feet, [float(piece.heading) for piece in pieces])
 
     names = kept[0].bone_names
     positions = [measure.clip_positions(clip, names) for clip in kept]

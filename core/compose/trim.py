@@ -6,8 +6,9 @@ character root (length units per second, metres per second for imported
 mocap), its travel and heading removed, smoothed over SMOOTHING_SECONDS. A
 piece's ends are idle while their energy stays under IDLE_SHARE of the
 piece's typical energy (its TYPICAL_PERCENTILE-th percentile, so a piece
-that is mostly still still has a yardstick of its own motion); at most
-MAX_TRIM_SHARE of the piece is cut at either end.
+that is mostly still still has a yardstick of its own motion) or rises above
+it for less than SMOOTHING_SECONDS (a capture settling on its first frames is
+no start of the motion); at most MAX_TRIM_SHARE of the piece is cut at either end.
 """
 
 import numpy as np
@@ -42,5 +43,12 @@ def idle_ends(clip: Clip, pose: np.ndarray | None = None) -> tuple[int, int]:
     moving = energy >= IDLE_SHARE * np.percentile(energy, TYPICAL_PERCENTILE)  # a still clip (all zero) counts as moving throughout
     lead = round(LEAD_IN_SECONDS * clip.fps)
     limit = int(MAX_TRIM_SHARE * clip.num_frames)
-    start, end = (max(int(np.argmax(mask)) - lead, 0) for mask in (moving, moving[::-1]))
+    run = max(min(round(SMOOTHING_SECONDS * clip.fps), clip.num_frames), 1)
+    start, end = (max(_onset(mask, run) - lead, 0) for mask in (moving, moving[::-1]))
     return min(start, limit), min(end, limit)
+
+
+def _onset(moving, run):
+    """The first index of ``moving (F,)`` from which it holds for ``run`` frames on end (the first moving frame when none does)."""
+    held = np.lib.stride_tricks.sliding_window_view(moving, run).all(axis=1)
+    return int(np.argmax(held)) if held.any() else int(np.argmax(moving))

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..compose.sequence import compose, Composition, Junction, Piece, Segment
-from ..errors import GraphError
+from ..errors import CompositionError, GraphError
 from ..motion.clip import Clip
 from ..transition.make import criteria_ratios
 from .build import MotionGraph, same_rate, strongly_connected
@@ -340,7 +340,8 @@ def synthesize(graph: MotionGraph, clips: list[Clip], seconds: float, seed: int 
     once rendered. A transition that fails the transition engine's criteria
     (:func:`..transition.make.criteria_ratios`: visibility 1.2, root speed
     jump and heading rate within the clips' own, toe skating 1.5x, the body
-    on their floor) is taken
+    on their floor), or that comes too soon after the one before to blend
+    without overlapping it, is taken
     out of the graph and the walk drawn again with the same seed, up to
     ``attempts`` walks; the composition's notes say how many were left out.
     Returns the :class:`..compose.sequence.Composition`; GraphError
@@ -349,11 +350,19 @@ def synthesize(graph: MotionGraph, clips: list[Clip], seconds: float, seed: int 
     dropped = 0
     for _ in range(attempts):
         path = path_via(graph, list(via), seconds) if via else random_walk(graph, seconds, seed)
-        composed = render(graph, clips, path, method, length)
         used = [edge["index"] for edge in path if edge["kind"] == "transition"]
+        try:
+            composed = render(graph, clips, path, method, length)
+        except CompositionError as error:
+            if error.junction is None:
+                raise
+            # Its transition comes too soon after the one before to blend without overlapping it: walk without it.
+            graph, dropped = without_edges(graph, {used[error.junction]}), dropped + 1
+            continue
         visible = {index for index, made in zip(used, composed.transitions) if criteria_ratios(made.metrics).max() > 1.0}
         if not visible:
-            note = (f"{dropped} transitions of the graph showed when rendered and were left out",) if dropped else ()
+            note = ((f"{dropped} transitions of the graph showed, or came too soon after the one before, when rendered: walked without "
+                     "them"),) if dropped else ()
             return dataclasses.replace(composed, notes=composed.notes + note)
         graph, dropped = without_edges(graph, visible), dropped + len(visible)
     raise GraphError(f"{attempts} walks each kept a transition that shows; build the graph with a lower --threshold")

@@ -144,3 +144,13 @@ def of_composition(junctions: list, seam_visibility: float | None = None, floor_
     if seam_visibility is not None:
         measures.append(Measure("loop seam visibility", seam_visibility))
     return judge(measures, floor_offset, pelvis_offset)
+
+
+DROPPED_TURN_SEEN = 5.0  # degrees: a turn a file format cannot hold, dropped beyond this, shows
+
+
+def of_dropped_turn(degrees: float, bone: str) -> Verdict:
+    """The verdict on what writing a file format dropped: a bone's turn about axes it cannot hold (an AMC bone without
+    those dofs), CHECK up to :data:`DROPPED_TURN_SEEN` degrees, VISIBLE beyond."""
+    reason = f"the file cannot hold {degrees:.1f} degrees of {bone}'s turn (axes its skeleton gives no dof): dropped"
+    return Verdict(CHECK if degrees <= DROPPED_TURN_SEEN else VISIBLE, (reason,))

@@ -176,19 +176,33 @@ def _joined(parts):
                                scale=np.concatenate([part.scale for part in parts]))
 
 
-def _planted(result, reference, blended):
+def _faded_in(count, still_before, switch):
+    """Weight ``(count,)`` of the foot lock's change per result frame: 0 before ``still_before``, rising by smoothstep to 1
+    at the frame after A's ``switch`` (over three frames at least), 1 from there on."""
+    if still_before <= 0:
+        return np.ones(count)
+    ramp = max(switch + 1 - still_before, 3)
+    u = np.clip((np.arange(count) - still_before + 1) / (ramp + 1), 0.0, 1.0)
+    return u * u * (3.0 - 2.0 * u)
+
+
+def _planted(result, reference, blended, still_before=0, switch=0):
     """``result`` with the legs :func:`..motion.footlock.lock_feet` re-solved around the blend, and the frames it changed ``(F,)``.
 
     blended: mask ``(F,)`` of the frames the blend changed. lock_feet closes
     a loop; played forward then back, the transition is a closed loop whose
     ends are untouched contacts, so only contacts that the blend moved are
     planted. Only changes joined to the blend are kept (the IK also nudges
-    fully stretched knees far from it).
+    fully stretched knees far from it). Frames before ``still_before`` keep
+    their pose: the lock's change fades in after it (see :func:`_faded_in`;
+    ``switch``: A's last frame before the blend).
     """
     there_and_back = np.r_[0:result.num_frames, result.num_frames - 2:-1:-1]
     locked = footlock.lock_feet(reference.take_frames(there_and_back), result.take_frames(there_and_back))
     rotation = locked.rotation[:result.num_frames]
-    changed = blended | (np.abs(rotation - result.rotation) > CHANGED).any(axis=(1, 2))
+    weight = _faded_in(result.num_frames, still_before, switch)
+    rotation = np.where((weight < 1.0)[:, None, None], quat.slerp(result.rotation, rotation, weight[:, None]), rotation)
+    changed = blended | ((np.abs(rotation - result.rotation) > CHANGED).any(axis=(1, 2)) & (weight > 0.0))
     runs = [(start, stop) for start, stop in contacts.contact_segments(changed) if blended[start:stop].any()]
     kept = np.zeros_like(changed)
     for start, stop in runs:
@@ -198,7 +212,7 @@ def _planted(result, reference, blended):
 
 def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: float, method: str = "INERTIALIZE", curve: str = "smooth",
                pairs: np.ndarray | None = None, lock_feet: bool = True, align_b: bool = True,
-               labels: tuple[str, str] = CLIP_LABELS) -> TransitionResult:
+               labels: tuple[str, str] = CLIP_LABELS, still_before: int = 0) -> TransitionResult:
     """Clip A up to ``frame_a``, a blend of ``length`` seconds, then clip B aligned to continue it.
 
     frame_a, frame_b: 0-based frame indices where the transition starts in
@@ -211,6 +225,9 @@ def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: f
     ``P = round(length * fps) + 1``. lock_feet: keep planted feet planted.
     align_b: False blends B where it stands (placed by the user): the root
     blends like any channel and B after the blend is B unmoved.
+    still_before: result frames before this index keep A's pose (the foot
+    lock's change fades in after it), as a composition keeps the frames an
+    earlier transition changed; the blend must start after it.
     Bones are matched by name; the result is on A's skeleton. TransitionError for
     frames, lengths or pairs that do not fit the clips, calling them ``labels`` (A's, B's).
     """
@@ -223,6 +240,8 @@ def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: f
     span = int(round(length * clip_a.fps)) if np.isfinite(length) else 0
     if span < 3:
         raise TransitionError(f"a blend of {length:g} s is under three frames at {clip_a.fps:g} fps")
+    if frame_a + 1 < still_before:
+        raise TransitionError(f"the blend would start at frame {frame_a + 1} of {labels[0]}, before frame {still_before} that must keep its pose")
     b = on_skeleton(clip_b, clip_a, labels)
     index_a, index_b = _frame_pairs(clip_a, frame_a, b, frame_b, span + 1, method, pairs, labels)
     last_b = int(round(index_b[-1]))
@@ -255,7 +274,7 @@ def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: f
             location=np.where(follows_a[:, None, None], clip_a.location[near_a], b_placed.location[near_b]),
             rotation=np.where(follows_a[:, None, None], clip_a.rotation[near_a], b_placed.rotation[near_b]))
         reference = _joined([clip_a.slice_frames(0, frame_a + 1), middle, b_placed.slice_frames(last_b, b.num_frames)])
-        result, changed = _planted(result, reference, changed)
+        result, changed = _planted(result, reference, changed, still_before, frame_a)
     window = np.flatnonzero(changed)
     return TransitionResult(result, (int(window[0]), int(window[-1])), int(frame_a), int(frame_b), int(frame_a + span),
                             last_b, int(root), method)

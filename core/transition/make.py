@@ -38,7 +38,6 @@ class Transition:
     """A made transition, where it sits, how it was chosen and what it measures.
 
     clip: A up to the transition, the blend, then B aligned (on A's skeleton).
-    window: (first, last) 0-based indices into clip's frames that the blend changed.
     frame_a, frame_b: the transition's frame numbers in A and in B.
     method: "INERTIALIZE" or "CROSSFADE", as used. length: the blend, seconds.
     metrics: :func:`..measure.transition.transition_metrics` of the result.
@@ -48,6 +47,12 @@ class Transition:
     :data:`PICTURE_SIZE` a side). distance_frames: ((a_first, a_last),
     (b_first, b_last)) window-start frame numbers the picture covers, inclusive.
     path: ``(P, 2)`` time-warped (A, B) frame numbers over the blend, None without a time warp.
+    window: (first, last) 0-based indices into clip's frames that the transition changed: the blend and the frames
+    the foot lock re-solved around it; A's own frames play before it, B as aligned after it.
+    blend_span: (first, last) 0-based indices into clip's frames that the blend itself made, ``round(length * fps) - 1``
+    frames between A's switch frame and B's first unblended one.
+    warp_span: (first, last) 0-based indices into clip's frames that the time-warped pairs play (A's switch frame to
+    B's first unblended one, ``P`` frames), None without a time warp.
     """
 
     clip: Clip
@@ -61,6 +66,8 @@ class Transition:
     distance: np.ndarray
     distance_frames: tuple
     path: np.ndarray
+    blend_span: tuple = None
+    warp_span: tuple = None
 
 
 def criteria_ratios(metrics: TransitionMetrics) -> np.ndarray:
@@ -142,9 +149,21 @@ def _context(clip, starts, span):
     return max(min(starts) - context, 0), min(max(starts) + span + context + 1, clip.num_frames)
 
 
+def _candidate_starts(candidates, clip_a, clip_b, still_before, labels):
+    """0-based (A index, B index) of the best :data:`CANDIDATES_TRIED` candidates whose blend starts at ``still_before`` or
+    later; TransitionError (calling the clips ``labels``) when there is none."""
+    starts = [(c.frame_a - int(clip_a.frames[0]), c.frame_b - int(clip_b.frames[0])) for c in candidates]
+    starts = [start for start in starts if start[0] + 1 >= still_before][:CANDIDATES_TRIED]
+    if not starts:
+        after = f" after frame {still_before + int(clip_a.frames[0]):g}" if candidates else ""
+        raise TransitionError(f"no transition point found between the end of {labels[0]} and the start of {labels[1]}{after}")
+    return starts
+
+
 def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method: str = "AUTO", length: float | None = None,
                     timewarp: bool = True, align: bool = True, joints: str | list | None = None, weights: str | np.ndarray = "length",
-                    lock_feet: bool = True, reach: float = points.REACH_SECONDS, labels: tuple[str, str] = CLIP_LABELS) -> Transition:
+                    lock_feet: bool = True, reach: float = points.REACH_SECONDS, labels: tuple[str, str] = CLIP_LABELS,
+                    still_before: int = 0) -> Transition:
     """Clip A handing over to clip B: the best blend found, and how it was found (see :class:`Transition`).
 
     at: "auto" (the best :func:`.points.transition_candidates` at A's end and
@@ -155,8 +174,8 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     the user). joints, weights: the pose features compared (see
     :func:`.points.matching_features`). lock_feet: keep planted feet planted.
     reach: seconds of A's end and B's start an automatic point is searched in.
-    TransitionError (one line) when no blend fits the clips; its message calls
-    them ``labels`` (A's, B's: the files or pieces they are, say).
+    still_before: A's frames before this 0-based index keep their pose (the blend and its foot lock start after it).
+    TransitionError (one line) when no blend fits the clips; its message calls them ``labels`` (A's, B's: the files or pieces they are, say).
     """
     if method not in METHODS:
         raise TransitionError(f"unknown transition method '{method}' (one of {', '.join(METHODS)})")
@@ -171,9 +190,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     if isinstance(at, str) and at == "auto":
         candidates = points.transition_candidates(clip_a, clip_b, "end_start", joints=joints, weights=weights, poses=poses, reach_seconds=reach,
                                                   labels=labels)
-        if not candidates:
-            raise TransitionError(f"no transition point found between the end of {labels[0]} and the start of {labels[1]}")
-        starts = [(c.frame_a - int(clip_a.frames[0]), c.frame_b - int(clip_b.frames[0])) for c in candidates[:CANDIDATES_TRIED]]
+        starts = _candidate_starts(candidates, clip_a, clip_b, still_before, labels)
         (a0, a1), (b0, b1) = points.window_regions(clip_a, clip_b, "end_start", window, reach, labels)
     else:
         candidates, starts = [], [_given_point(clip_a, clip_b, at, labels)]
@@ -196,7 +213,8 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
                     pairs = _warped_pairs(fa, fb, index_a, index_b, span)
                 try:
                     result = blend.transition(near[0], index_a - offset_a, near[1], index_b - offset_b, seconds, chosen, lock_feet=lock_feet,
-                                              pairs=None if pairs is None else pairs - (offset_a, offset_b), align_b=align, labels=labels)
+                                              pairs=None if pairs is None else pairs - (offset_a, offset_b), align_b=align, labels=labels,
+                                              still_before=still_before - offset_a)
                 except TransitionError as error:  # this length or method does not fit here: the next may
                     failure = error
                     continue
@@ -210,7 +228,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     _, metrics, result, (index_a, index_b, seconds, chosen, pairs) = best
     if (stop_a - offset_a, stop_b - offset_b) != (clip_a.num_frames, clip_b.num_frames):  # searched on parts: make it on the whole clips
         result = blend.transition(clip_a, index_a, clip_b, index_b, seconds, chosen, pairs=pairs, lock_feet=lock_feet, align_b=align,
-                                  labels=labels)
+                                  labels=labels, still_before=still_before)
         metrics = measure.transition_metrics(result, clip_a, clip_b, made_from=given)
     else:
         body = grounding.of_clip(result.clip, None, given)
@@ -220,5 +238,5 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     return Transition(
         clip=result.clip, window=result.window, frame_a=index_a + number_a, frame_b=index_b + number_b, method=chosen, length=float(seconds),
         metrics=metrics, candidates=candidates, distance=_thinned(region_map),
-        distance_frames=((a0 + number_a, a1 + number_a), (b0 + number_b, b1 + number_b)),
-        path=None if pairs is None else pairs + np.array([number_a, number_b]))
+        distance_frames=((a0 + number_a, a1 + number_a), (b0 + number_b, b1 + number_b)), blend_span=(index_a + 1, result.blend_end - 1),
+        path=None if pairs is None else pairs + np.array([number_a, number_b]), warp_span=None if pairs is None else (index_a, index_a + len(pairs) - 1))

@@ -24,7 +24,8 @@ JUNK = ("out/demo_walker.blend", "out/demo_walker_loop.bvh", "out/loopsmith_repo
         "loopsmith_out/walk_loop.gltf", "loopsmith_out/walk_loop.bin", "loopsmith_out/loopsmith_report.json",
         "looped/walk_loop.glb", "looped/walk_loop.blend1", "loopsmith_report.json", "demo_walker.blend",
         "core/__pycache__/quat.cpython-311.pyc", ".venv/bpy-5.0.1/bin/python", ".venv/bpy-5.0.1.log", ".venv/wheels/bpy-5.0.1-cp311-cp311-manylinux_2_28_x86_64.whl",
-        ".pytest_cache/README.md", ".hypothesis/examples/x", "build/loopsmith.zip", "loopsmith-0.0.9.zip", "tools.log")
+        ".pytest_cache/README.md", ".hypothesis/examples/x", "build/loopsmith.zip", "loopsmith-0.0.9.zip", "tools.log",
+        ".artefacts/browser/compose.png", ".artefacts/browser/compose.html")
 
 INSTALL_SCRIPT = r'''
 import sys
@@ -69,9 +70,10 @@ def _readme_section(heading):
 
 
 def _shipped_files(source):
-    """What a zip of the checkout ``source`` must hold: the manifest, licence, README and every Python file of the add-on."""
+    """What a zip of the checkout ``source`` must hold: the manifest, licence, README and every Python file of the add-on,
+    and the report player's script (inlined into every report page)."""
     files = {"blender_manifest.toml", "LICENSE", "README.md"}
-    for path in source.rglob("*.py"):
+    for path in [*source.rglob("*.py"), *source.glob("pipeline/html/*.js")]:
         parts = path.relative_to(source).parts
         if parts[0] not in DEVELOPMENT_FOLDERS and not any(part.startswith(".") or part == "__pycache__" for part in parts):
             files.add("/".join(parts))

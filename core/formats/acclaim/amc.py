@@ -6,11 +6,13 @@ bone, its name and its dof values in the ASF's order. A bone may be left out
 of a frame or of the whole file (its values are then zero; a root translation
 left out is the ASF's root position).
 
-The frames are read a few megabytes at a time. Where every frame lists the
-same bones on the same lines as the first, numpy reads the whole piece at
-once: bone names are blanked out and the rest parsed as one array of numbers.
-Anything else (comments, bones left out, a problem) is read line by line,
-which names the line.
+The frames are read a megabyte at a time, into one array sized from the
+file's lines. Where every frame lists the same bones on the same lines as the
+first, numpy reads the whole piece at once: the words are found on the bytes,
+the names compared eight bytes at a time, and the numbers parsed in bulk
+(``_text.parse_numbers``, exactly as float() reads them). Anything else
+(comments, bones left out, a problem) is read line by line, which names the
+line.
 """
 
 from __future__ import annotations
@@ -18,21 +20,17 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ...errors import AcclaimError
-from ._text import decoded, normalized, plural, read_bytes
+from ._text import decoded, normalized, padded_codes, parse_numbers, plural, read_bytes
 from .asf import ROTATIONS, AsfSkeleton
 
-_CHUNK_BYTES = 1 << 23  # frames parsed per pass: the work arrays stay a few times 8 MB
-_FAST_BYTES = np.zeros(256, dtype=bool)  # what the numpy path reads: names, numbers, spaces and newlines
-_FAST_BYTES[np.frombuffer(b"0123456789+-.eE \t\n_abcdfghijklmnopqrstuvwxyzABCDFGHIJKLMNOPQRSTUVWXYZ", dtype=np.uint8)] = True
-_NAME_START = np.zeros(256, dtype=bool)  # a word starting with a letter or '_' is a bone name, any other a number
-_NAME_START[np.frombuffer(b"_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", dtype=np.uint8)] = True
+_CHUNK_BYTES = 1 << 20  # frames parsed per pass: the work arrays stay a few MB, mostly in the cache
+_FAST_CHARS = b"0123456789+-.eE \t\n_abcdfghijklmnopqrstuvwxyzABCDFGHIJKLMNOPQRSTUVWXYZ"  # what the numpy path reads
 _FRAME_NUMBER = re.compile(r"[0-9]+")
 _FAR_BEYOND = 2.0 * np.pi  # radians past a limit that no capture reaches: the values are degrees
 
@@ -83,8 +81,11 @@ class _Pattern:
     is_name: np.ndarray  # (T,) which tokens are bone names
     breaks: np.ndarray  # (T,) which tokens start a line
     lengths: np.ndarray  # (N,) each name's length in bytes
-    name_bytes: np.ndarray  # (N, longest) the names' bytes, zero after each name's end
-    columns: np.ndarray  # (W,) the channel column of each value
+    names: tuple  # (K, N) uint64 lanes: the names' bytes, eight at a time (little-endian), and (K, N) masks of which are theirs
+    lines: tuple  # the same for each name's line as it most often starts: a newline, the name, a space
+    columns: np.ndarray | slice  # (W,) the channel column of each value; a slice where they are all, in order
+    name_index: np.ndarray = None  # (N,) the positions of the names among a frame's tokens
+    value_index: np.ndarray = None  # (1 + W,) those of the frame number and the values
 
 
 class _Reader:
@@ -107,29 +108,38 @@ class _Reader:
     def read(self):
         start, line = self._header()
         self.pattern = self._first_frame(start, line)
-        pieces, numbers = [], []
+        # One array for all frames, sized from the lines left (a frame takes one per bone and its number); grown if short.
+        values = np.empty((_newlines(self.data, start) // (len(self.layout or ()) + 1) + 1, len(self.defaults)))
+        rows, numbers, reported, counted = 0, [], 0.0, start  # counted: the offset whose line is ``line``
         while start < len(self.data):
             end = self._chunk_end(start)
             chunk = self.data[start:end]
             try:
-                frames, values = self._fast(chunk)
+                frames, chunk_values = self._fast(chunk)
             except _NotFast:
-                frames, values = self._exact(chunk, self.data.count(b"\n", 0, start) + 1, end == len(self.data))
-            pieces.append(values)
+                line, counted = line + self.data.count(b"\n", counted, start), start
+                frames, chunk_values = self._exact(chunk, line, end == len(self.data))
+            if rows + len(frames) > len(values):
+                values = _grown(values, rows, rows + len(frames))
+            values[rows:rows + len(frames)] = chunk_values
+            rows += len(frames)
             numbers.append(frames)
             start = end
-            if self.progress is not None:
-                self.progress(start / len(self.data))
-        values = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
-        if not len(values):
+            if self.progress is not None and (start / len(self.data) - reported >= 0.05 or start == len(self.data)):
+                reported = start / len(self.data)
+                self.progress(reported)
+        if not rows:
             self.fail("the file has no frames")
+        values, numbers = values[:rows], np.concatenate(numbers)
         angle_columns = np.concatenate([np.arange(self.columns[b], self.columns[b + 1])[[d in ROTATIONS for d in dofs]]
                                         for b, dofs in enumerate(self.skeleton.dofs)]).astype(int)
         if self.degrees:
-            values[:, angle_columns] *= np.pi / 180.0
+            scale = np.ones(len(self.defaults))
+            scale[angle_columns] = np.pi / 180.0
+            values *= scale  # in place, row by row: times 1.0 leaves the other columns as they are
         else:
-            self._check_radians(values, angle_columns, np.concatenate(numbers))
-        return AmcMotion(np.concatenate(numbers), values, self.given, self.degrees, self.fully_specified)
+            self._check_radians(values, angle_columns, numbers)
+        return AmcMotion(numbers, values, self.given, self.degrees, self.fully_specified)
 
     def _lines(self, start, first_line):
         """``(line number, byte offset, bytes)`` of each line from byte ``start`` (line ``first_line``) on, one at a time."""
@@ -179,9 +189,12 @@ class _Reader:
         encoded = [name.encode("utf-8") for name in names]
         is_name = np.concatenate([[False]] + [[True] + [False] * count for count in counts])
         columns = np.concatenate([np.arange(self.columns[self.bones[n]], self.columns[self.bones[n] + 1]) for n in names]).astype(int)
-        longest = max(len(e) for e in encoded)
-        name_bytes = np.frombuffer(b"".join(e.ljust(longest, b"\0") for e in encoded), np.uint8).reshape(len(encoded), longest)
-        return _Pattern(is_name, np.array(breaks), np.array([len(e) for e in encoded]), name_bytes, columns)
+        if any(_is_float(e) for e in encoded):  # a name a number could equal: only the line reader tells them apart
+            return None
+        if np.array_equal(columns, np.arange(len(self.defaults))):
+            columns = slice(None)
+        return _Pattern(is_name, np.array(breaks), np.array([len(e) for e in encoded]), _lanes_of(encoded),
+                        _lanes_of([b"\n" + e + b" " for e in encoded]), columns, np.flatnonzero(is_name), np.flatnonzero(~is_name))
 
     def _chunk_end(self, start):
         """Where the chunk from ``start`` ends: at the start of a frame-number line some _CHUNK_BYTES on, or the file's end."""
@@ -200,35 +213,40 @@ class _Reader:
     def _fast(self, chunk):
         """``(frame numbers (n,), values (n, C))`` of a chunk of whole frames laid out as the first; _NotFast otherwise."""
         pattern = self.pattern
-        if pattern is None:
+        if pattern is None or chunk.translate(None, _FAST_CHARS):
             raise _NotFast
-        codes = np.frombuffer(chunk, dtype=np.uint8)
-        if not _FAST_BYTES[codes].all():
-            raise _NotFast
-        space = codes <= 32
-        begins = ~space
-        begins[1:] &= space[:-1]
-        starts = np.flatnonzero(begins)
+        codes = padded_codes(chunk)
+        starts, ends = _words(codes, len(chunk.rstrip()))
         width = len(pattern.is_name)
         if not len(starts) or len(starts) % width:
             raise _NotFast
         count = len(starts) // width
-        if not np.array_equal(_NAME_START[codes[starts]].reshape(count, width), np.broadcast_to(pattern.is_name, (count, width))):
-            raise _NotFast
-        self._check_lines(codes, starts, count, pattern)
-        blanked = codes.copy()
-        name_starts = starts.reshape(count, width)[:, pattern.is_name]  # (count, N)
-        # A name is its own bytes followed by a space: one column of characters at a time over every frame.
-        ends = name_starts + pattern.lengths
-        if not (np.all(codes[ends[:, :-1]] <= 32) and (ends[-1, -1] == len(codes) or codes[ends[-1, -1]] <= 32)):
-            raise _NotFast
-        for offset in range(int(pattern.lengths.max())):
-            slots = offset < pattern.lengths
-            where = name_starts[:, slots] + offset
-            if not np.array_equal(codes[where], np.broadcast_to(pattern.name_bytes[slots, offset], where.shape)):
+        starts, ends = starts.reshape(count, width), ends.reshape(count, width)
+        names = starts[:, pattern.name_index]
+        # Most often every bone line is a newline, its name and a space, and the only other lines are the frame numbers.
+        if not (_same_bytes(codes, names - 1, pattern.lines) and _plain_lines(chunk, codes, starts[:, 0], ends[-1, -1], count, pattern)):
+            if not np.array_equal(ends[:, pattern.name_index] - names, np.broadcast_to(pattern.lengths, names.shape)):
                 raise _NotFast
-            blanked[where] = 32
-        return self._fast_values(blanked.tobytes(), count, pattern)
+            if not _same_bytes(codes, names, pattern.names):
+                raise _NotFast
+            self._check_lines(codes[_PAD:-_PAD], starts.ravel(), count, pattern)
+        try:
+            numbers = parse_numbers(codes, starts[:, pattern.value_index].ravel(), ends[:, pattern.value_index].ravel())
+        except ValueError:  # a word that is no number: the line reader names it
+            raise _NotFast from None
+        if not np.isfinite(numbers).all():
+            raise _NotFast
+        numbers = numbers.reshape(count, -1)
+        frames = numbers[:, 0].astype(np.int64)
+        if not np.array_equal(frames, self.next_frame + np.arange(count)) or not _digits_only(codes, starts[:, 0], ends[:, 0]):
+            raise _NotFast
+        self.next_frame += count
+        values = np.empty((count, len(self.defaults)))
+        if not isinstance(pattern.columns, slice):
+            values[:] = self.defaults
+        values[:, pattern.columns] = numbers[:, 1:]
+        self.given[[self.bones[name] for name in self.layout]] = True
+        return frames, values
 
     def _check_lines(self, codes, starts, count, pattern):
         """_NotFast unless the chunk's line breaks fall exactly before the tokens the pattern starts lines with."""
@@ -241,26 +259,6 @@ class _Reader:
         distinct = int(np.count_nonzero(np.diff(following))) + 1 if len(following) else 0
         if distinct != count * int(pattern.breaks.sum()) - 1 or (len(following) and following[0] == 0):
             raise _NotFast
-
-    def _fast_values(self, text, count, pattern):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", DeprecationWarning)  # numpy's way of saying a word was no number
-                numbers = np.fromstring(text, sep=" ")
-        except (DeprecationWarning, ValueError):
-            raise _NotFast from None
-        if len(numbers) != count * (1 + len(pattern.columns)) or not np.isfinite(numbers).all():
-            raise _NotFast
-        numbers = numbers.reshape(count, -1)
-        frames = numbers[:, 0]
-        if not np.array_equal(frames, self.next_frame + np.arange(count)):
-            raise _NotFast
-        self.next_frame += count
-        values = np.empty((count, len(self.defaults)))
-        values[:] = self.defaults
-        values[:, pattern.columns] = numbers[:, 1:]
-        self.given[[self.bones[name] for name in self.layout]] = True
-        return frames.astype(np.int64), values
 
     def _exact(self, chunk, first_line, at_end):
         """:meth:`_fast`, line by line: AcclaimError names the first problem's line."""
@@ -357,6 +355,70 @@ class _Reader:
             elif in_frame and tokens and tokens[0] == name.encode("utf-8"):
                 return line
         return None
+
+
+_PAD = 16  # spaces before and after a chunk's bytes in padded_codes
+
+
+def _words(codes, length):
+    """The words of padded codes ``(16 + n + 16,)`` whose first ``length`` bytes hold them all: their starts and ends
+    ``(m,)``, offsets into the chunk's n bytes."""
+    space = codes[_PAD - 1:_PAD + length + 1] <= 32  # a space each side: the padding's before, the chunk's or padding's after
+    # Most often single spaces and newlines part the words: then the spaces alone tell where they start and end.
+    spaces = np.flatnonzero(space)
+    starts, ends = spaces[:-1], spaces[1:] - 1
+    if (ends > starts).all():
+        return starts, ends
+    edges = np.flatnonzero(space[1:] != space[:-1])
+    return edges[0::2], edges[1::2]
+
+
+def _lanes_of(words):
+    """``(K, N)`` uint64 lanes of the bytes of N words, eight at a time (little-endian, zero after a word), and their masks."""
+    longest = -(-max(len(word) for word in words) // 8) * 8
+    lanes = np.frombuffer(b"".join(word.ljust(longest, b"\0") for word in words), "<u8").reshape(len(words), -1)
+    masks = np.frombuffer(b"".join(b"\xff" * len(word) + b"\0" * (longest - len(word)) for word in words), "<u8")
+    return np.ascontiguousarray(lanes.T), np.ascontiguousarray(masks.reshape(len(words), -1).T)
+
+
+def _same_bytes(codes, starts, expected):
+    """Whether the bytes from ``starts`` ``(n, N)`` (offsets into padded ``codes``' chunk) are the N words of ``expected``."""
+    lanes = np.ndarray((len(codes) - 7,), dtype="<u8", buffer=codes, strides=(1,))  # the 8 bytes from each offset on
+    for k, (words, masks) in enumerate(zip(*expected)):
+        if not np.array_equal(lanes[starts + (_PAD + 8 * k)] & masks, np.broadcast_to(words, starts.shape)):
+            return False
+    return True
+
+
+def _plain_lines(chunk, codes, frame_starts, last_end, count, pattern):
+    """With each bone line a newline, its name and a space: whether each frame number but the first comes right after a
+    newline and no other newline sits between words. Then the lines are the pattern's; False leaves it to the general check."""
+    if not (codes[frame_starts[1:] + (_PAD - 1)] == 10).all():
+        return False
+    around = chunk.count(b"\n", 0, int(frame_starts[0])) + chunk.count(b"\n", int(last_end))
+    return int(np.count_nonzero(codes == 10)) == count * int(pattern.breaks.sum()) - 1 + around
+
+
+def _newlines(data, start):
+    """The newlines in ``data[start:]``, a megabyte at a time (numpy counts them faster than bytes.count)."""
+    codes = np.frombuffer(data, dtype=np.uint8)
+    return sum(int(np.count_nonzero(codes[at:at + (1 << 20)] == 10)) for at in range(start, len(codes), 1 << 20))
+
+
+def _digits_only(codes, starts, ends):
+    """Whether the words ``(n,)`` are plain digits, as a frame number must be (not '+5', '5.0' or '5e0')."""
+    longest = int((ends - starts).max())
+    if longest > 18:
+        return False
+    window = codes[starts[:, None] + (_PAD + np.arange(longest))]
+    return bool((((window - np.uint8(48)) < 10) | (np.arange(longest) >= (ends - starts)[:, None])).all())
+
+
+def _grown(values, rows, needed):
+    """``values`` ``(R, C)`` with room for ``needed`` rows, its first ``rows`` kept."""
+    grown = np.empty((max(needed, 2 * len(values)), values.shape[1]))
+    grown[:rows] = values[:rows]
+    return grown
 
 
 def _is_float(token):

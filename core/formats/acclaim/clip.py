@@ -192,3 +192,41 @@ def motion_from_clip(clip: Clip, skeleton: AsfSkeleton, scale: float | None = No
     if skeleton.names[0] != ROOT:
         raise AcclaimError("the skeleton's first bone is not its root", skeleton.path)
     return AmcMotion(np.rint(clip.frames).astype(np.int64), values, np.ones(len(skeleton.names), dtype=bool))
+
+
+def kept_to_dofs(clip: Clip, skeleton: AsfSkeleton) -> tuple[Clip, tuple[float, str]]:
+    """``clip`` with each skeleton bone turning only about the axes its dofs name, and the largest turn that took off
+    (degrees, bone name): a blend or a foot lock turns a knee a little about axes an AMC cannot hold.
+
+    In each bone's ASF frame (C from its ``axis``, as :func:`clip_from_acclaim` reads it) the turn is taken
+    apart in its Euler order, the dofs' axes first, and the angles about the other axes are dropped.
+    """
+    names = {name: bone for bone, name in enumerate(clip.bone_names)}
+    if any(name not in names for name in skeleton.names):
+        return clip, (0.0, "")  # the writer names the missing bone
+    rotation, dropped = clip.rotation.copy(), (0.0, "")
+    for bone, (order, axes) in enumerate(euler_orders(skeleton)):
+        missing = [axis for axis in range(3) if axes[axis] < 0]
+        if not missing:
+            continue
+        column = names[skeleton.names[bone]]
+        rest = BLENDER_TO_Y_UP @ clip.rest[column, :3, :3]  # the bone's rest in the file's axes
+        frame = quat.multiply(quat.inverse(quat.from_matrix(rest)), rotation_modes.euler_to_quat(skeleton.axes[bone], skeleton.axis_orders[bone]))
+        euler = _nearest_to_dofs(quat.multiply(quat.multiply(quat.inverse(frame), rotation[:, column]), frame), order, missing)
+        largest = float(np.degrees(np.abs(euler[:, missing]).max()))
+        if largest > dropped[0]:
+            dropped = (largest, skeleton.names[bone])
+        euler[:, missing] = 0.0
+        rotation[:, column] = quat.multiply(quat.multiply(frame, rotation_modes.euler_to_quat(euler, order)), quat.inverse(frame))
+    return clip.with_channels(rotation=rotation), dropped
+
+
+def _nearest_to_dofs(turn, order, missing):
+    """Euler angles ``(F, 3)`` of ``turn`` ``(F, 4)`` in ``order``: of each rotation's two triples, the one turning least
+    about the ``missing`` axes (the other: the first and last angle plus pi, the middle one pi minus itself)."""
+    euler = rotation_modes.smallest_euler(turn, order)
+    middle = "XYZ".index(order[1])
+    alternate = np.where(np.arange(3) == middle, np.pi - euler, euler + np.pi)
+    alternate = (alternate + np.pi) % (2.0 * np.pi) - np.pi
+    closer = np.abs(alternate[:, missing]).sum(axis=-1) < np.abs(euler[:, missing]).sum(axis=-1)
+    return np.where(closer[:, None], alternate, euler)

@@ -12,7 +12,8 @@ class Compose(Command):
     reads_folders = False  # files in the order they play, never folders
     examples = ("loopsmith compose walk.bvh run.bvh walk.bvh -o out --loop     # writes out/composition.bvh",
                 "loopsmith compose dance.bvh dance.bvh --clip-range 1 1 100 --clip-range 2 900 1300 -o out",
-                "loopsmith compose walk.bvh run.bvh --junction 1 150 30 -o out    # blend walk frame 150 into run frame 30")
+                "loopsmith compose walk.bvh run.bvh --junction 1 150 30 -o out    # blend walk frame 150 into run frame 30",
+                "loopsmith compose 05_01.amc 05_02.amc --trim --face 2 90 -o out   # idle ends cut, the second take turned 90 degrees left")
     exit_codes = "exit codes: 0 the composition was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
 
     def add_arguments(self, parser):

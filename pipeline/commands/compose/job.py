@@ -13,13 +13,15 @@ from ....core.errors import LoopsmithError
 from ....files import interrupts
 from ... import engine_output
 from ...entries import error_entry
-from . import report
+from . import options as compose_options, report
 
 
 def pieces_and_junctions(paths, first_clip, others, options):
-    """The core's pieces (with ``--clip-range``) and junctions (``--junction``, ``--method``, ``--length``) for the files in order."""
+    """The core's pieces (with ``--clip-range`` and ``--face``) and junctions (``--junction``, ``--method``, ``--length``) for the
+    files in order."""
     ranges = {index: (first, last) for index, first, last in options.clip_range}
-    pieces = [sequence.Piece(clip, *ranges.get(number, (None, None)), name=path.name)
+    turns = compose_options.faces(options)
+    pieces = [sequence.Piece(clip, *ranges.get(number, (None, None)), name=path.name, heading=turns.get(number, 0.0))
               for number, (path, clip) in enumerate(zip(paths, [first_clip, *others]), start=1)]
     points = {junction: (frame_a, frame_b) for junction, frame_a, frame_b in options.junction}
     junctions = [sequence.Junction(points.get(number, "auto"), options.method, options.length)

@@ -4,8 +4,12 @@
 A, then B aligned to continue it, then C, each junction a transition.
 """
 
+import math
+
 from ....core.transition import make
-from ...options import blend_seconds, frame, Renamed, UsageError
+from ...options import blend_seconds, frame, number, Renamed, UsageError
+
+MAX_FACE_DEGREES = 180.0  # --face turns either way at most half a turn: the sign says which way
 
 
 def add_arguments(parser):
@@ -22,6 +26,11 @@ def add_arguments(parser):
                         action=Renamed, now="--clip-range K FIRST LAST")
     parser.add_argument("--at", nargs=3, type=frame, metavar=("J", "I", "K"), dest="junction", append=True,
                         action=Renamed, now="--junction J I K")
+    parser.add_argument("--face", nargs=2, action="append", type=number(), metavar=("K", "DEGREES"), default=[],
+                        help="the K-th clip (2 for the second) starts turned DEGREES (-180 to 180, positive to the left, "
+                             "counterclockwise seen from above) from where the clip before leaves the character; 0 continues "
+                             "its heading; the junction's blend makes the turn (over at least 1 s per radian unless --length is "
+                             "given); once per clip (default: every clip continues the heading; the first keeps its own)")
     parser.add_argument("--method", choices=make.METHODS, default="AUTO", help="how each junction blends (see transition)")
     parser.add_argument("--length", type=blend_seconds, metavar="SECONDS",
                         help="blend length of every junction in seconds (default: chosen per junction)")
@@ -48,12 +57,34 @@ def check(options):
         if not 1 <= junction <= junctions:
             raise UsageError(f"--junction {junction} {before} {after}: there is no junction {junction} "
                              f"(1-{junctions}{', the last closing the loop' if options.loop else ''})")
+    _check_faces(options.face, count)
     twice = [index for index in {index for index, _, _ in options.clip_range} if [k for k, _, _ in options.clip_range].count(index) > 1]
     if twice:
         raise UsageError(f"--clip-range is given twice for clip {twice[0]}")
     twice = [index for index in {index for index, _, _ in options.junction} if [k for k, _, _ in options.junction].count(index) > 1]
     if twice:
         raise UsageError(f"--junction is given twice for junction {twice[0]}")
+
+
+def _check_faces(faces, count):
+    """UsageError naming ``--face K DEGREES`` unless K is a clip after the first (once each) and DEGREES within +-180."""
+    seen = set()
+    for index, degrees in faces:
+        given = f"--face {index:g} {degrees:g}"
+        if not float(index).is_integer() or not 1 <= index <= count:
+            raise UsageError(f"{given}: there is no clip {index:g} (K is a whole number, 2-{count})")
+        if index == 1:
+            raise UsageError(f"{given}: the first clip keeps its own heading: give K from 2 to {count}")
+        if abs(degrees) > MAX_FACE_DEGREES:
+            raise UsageError(f"{given}: DEGREES must be from -180 to 180 (the sign says which way to turn)")
+        if index in seen:
+            raise UsageError(f"--face is given twice for clip {index:g}")
+        seen.add(index)
+
+
+def faces(options):
+    """``{clip number (1-based): radians}`` of ``--face``."""
+    return {int(index): math.radians(degrees) for index, degrees in options.face}
 
 
 def plan(files, options):

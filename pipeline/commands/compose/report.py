@@ -12,9 +12,17 @@ from ...html import charts, parts, player
 
 def _junction(transition):
     metrics = entries.metrics_json(transition.metrics)
-    return {"window": [int(transition.window[0]), int(transition.window[1])], "from_frame": int(transition.frame_a),
+    return {"window": [int(transition.window[0]), int(transition.window[1])], "blend_span": entries.span(transition.blend_span),
+            "warp_span": entries.span(transition.warp_span), "from_frame": int(transition.frame_a),
             "to_frame": int(transition.frame_b), "method": transition.method, "length_s": round(float(transition.length), 3),
             "metrics": metrics, "verdict": verdicts.of_transition(metrics).to_json()}
+
+
+def _marks(number, transition):
+    """A junction's marks in the player: its blend, then the frames around it whose legs were re-solved."""
+    blend = transition["blend_span"] or transition["window"]
+    return [(*blend, f"junction {number}: {transition['method'].lower()} {transition['length_s']:g} s"),
+            (*transition["window"], f"junction {number}: feet kept planted")]
 
 
 def verdict(entry):
@@ -29,8 +37,10 @@ def composition_entry(paths, armature, outputs, composed, source_of=None):
 
     ``segments`` name each clip's frames shown (its own frame numbers) and
     where they landed (``output_frames``: 0-based indices in the written
-    file); each of ``transitions`` gives its ``window`` the same way: the
-    frames its blend changed. source_of(segment): the file a segment comes
+    file); each of ``transitions`` gives the same way its ``blend_span`` (the
+    frames its blend made), ``window`` (every frame it changed, the legs
+    re-solved around the blend included) and ``warp_span`` (its time warp's
+    frames, or None). source_of(segment): the file a segment comes
     from (default: the ``paths`` entry of its piece, as composed in the order given).
     """
     source_of = source_of or (lambda segment: paths[segment.piece])
@@ -43,8 +53,7 @@ def composition_entry(paths, armature, outputs, composed, source_of=None):
         "composition": {"loop": bool(composed.loop), "numbers": {name: round(float(value), 4) for name, value in composed.numbers.items()},
                         "notes": list(composed.notes), "warnings": list(composed.warnings)},
         "segments": segments, "transitions": transitions,
-        "figure": player.figure_json(composed.clip, [(*t["window"], f"junction {k} ({t['method'].lower()} {t['length_s']:g} s)")
-                                                     for k, t in enumerate(transitions, 1)],
+        "figure": player.figure_json(composed.clip, [mark for k, t in enumerate(transitions, 1) for mark in _marks(k, t)],
                                      [(*s["output_frames"], pathlib.Path(s["source"]).name) for s in segments]),
     }
     return entries.judged(entry, verdict(entry))
@@ -97,10 +106,14 @@ def row(entry):
 
 
 def _junction_items(entry):
-    return "".join(f"<li>frames {t['window'][0]}-{t['window'][1]}: {t['method'].lower()}, {t['length_s']:g} s, "
+    return "".join(f"<li>blend {_frames(t.get('blend_span') or t['window'])}, changed {_frames(t['window'])}: {t['method'].lower()}, {t['length_s']:g} s, "
                    f"<b>{t['verdict']['word'] if 'verdict' in t else '-'}</b>: visibility {t['metrics']['visibility']:.2f}, root speed jump "
                    f"{t['metrics']['root_speed_jump']:.2f} m/s (clips {t['metrics']['clips_root_speed_jump']:.2f} m/s), off the floor "
                    f"{t['metrics'].get('floor_offset', 0.0):.3f} m</li>" for t in entry["transitions"])
+
+
+def _frames(span):
+    return f"frames {span[0]}-{span[1]}"
 
 
 def section(entry):

@@ -27,8 +27,11 @@ def _distance_picture(made):
 def transition_entry(source, target, armature, outputs, made, seconds):
     """The report of one transition (``made``: a :class:`~..core.transition.make.Transition`).
 
-    ``transition.window`` gives the 0-based indices, in the written file's
-    frames, of the frames the blend changed; frames are the clips' own numbers.
+    0-based indices in the written file's frames: ``blend_span`` the frames
+    the blend itself made, ``window`` every frame the transition changed
+    (the legs re-solved to keep the feet planted reach beyond the blend),
+    ``warp_span`` the frames its time-warped pairs play (None without a
+    time warp); ``from_frame``, ``to_frame`` are the clips' own numbers.
     """
     first, last = made.window
     entry = {
@@ -36,6 +39,7 @@ def transition_entry(source, target, armature, outputs, made, seconds):
         "frames": int(made.clip.num_frames), "seconds": round(seconds, 3),
         "transition": {
             "from_frame": int(made.frame_a), "to_frame": int(made.frame_b), "window": [int(first), int(last)],
+            "blend_span": entries.span(made.blend_span), "warp_span": entries.span(made.warp_span),
             "method": made.method, "length_s": round(float(made.length), 3),
             "metrics": entries.metrics_json(made.metrics),
             "candidates": [{"from_frame": int(c.frame_a), "to_frame": int(c.frame_b), "cost": round(float(c.cost), 4),
@@ -43,10 +47,16 @@ def transition_entry(source, target, armature, outputs, made, seconds):
             "distance_map": _distance_picture(made),
             "path": made.path.astype(int).tolist() if made.path is not None else None,
         },
-        "figure": player.figure_json(made.clip, [(first, last, f"blend {made.length:g} s")],
+        "figure": player.figure_json(made.clip, _marks(made),
                                      [(0, first - 1, pathlib.Path(source).name), (first, made.clip.num_frames - 1, pathlib.Path(target).name)]),
     }
     return entries.judged(entry, verdicts.of_transition(entry["transition"]["metrics"]))
+
+
+def _marks(made):
+    """The player's marks: the blend, then the frames around it whose legs were re-solved to keep the feet planted."""
+    blend = made.blend_span or made.window
+    return [(*blend, f"blend {made.length:g} s"), (*made.window, "feet kept planted")]
 
 
 def distance_svg(transition):
@@ -72,7 +82,8 @@ def distance_svg(transition):
 def row(entry):
     """The transition's cells in the summaries: its frames, method and length, its numbers."""
     t, m = entry["transition"], entry["transition"]["metrics"]
-    return Row(f"frames {t['from_frame']} -> {t['to_frame']}, blend {t['window'][0]}-{t['window'][1]}", f"{t['method'].lower()} {t['length_s']:g} s",
+    blend = t.get("blend_span") or t["window"]
+    return Row(f"frames {t['from_frame']} -> {t['to_frame']}, blend {blend[0]}-{blend[1]}", f"{t['method'].lower()} {t['length_s']:g} s",
                f"visibility {m['visibility']:.2f}, root speed jump {m['root_speed_jump']:.2f} m/s (clips {m['clips_root_speed_jump']:.2f})")
 
 
@@ -85,8 +96,7 @@ def section(entry):
     t, m = entry["transition"], entry["transition"]["metrics"]
     facts = (f"<p>From {html.escape(pathlib.Path(entry['file']).name)} frame {t['from_frame']} into "
              f"{html.escape(pathlib.Path(entry['to']).name)} frame {t['to_frame']}: {t['method'].lower()}, {t['length_s']:g} s; "
-             f"the blend changes frames {t['window'][0]}-{t['window'][1]} of the {entry['frames']} written"
-             f"{_warp_span(t)}. Visibility {m['visibility']:.2f} (1 = as sharp as the clips' own runs this long); root speed jump "
+             f"{_spans(t)} of the {entry['frames']} written. Visibility {m['visibility']:.2f} (1 = as sharp as the clips' own runs this long); root speed jump "
              f"{m['root_speed_jump']:.2f} m/s (the clips' own largest {m['clips_root_speed_jump']:.2f} m/s); heading turn rate "
              f"{m['heading_rate']:.2f} rad/s (clips {m['clips_heading_rate']:.2f} rad/s); toe skating {m['skating']:.3f} m/s "
              f"(clips {m['clips_skating']:.3f} m/s); the feet leave the clips' floor by {m.get('floor_offset', 0.0):.3f} m and the "
@@ -100,9 +110,12 @@ def section(entry):
     return f'{facts}{parts.verdict_html(entry)}<div class="figures">{"".join(figures)}</div>'
 
 
-def _warp_span(transition):
-    """``'; its time warp pairs frames 120-160 of FROM with 10-52 of TO'`` when the blend was time-warped, else ''."""
-    path = transition.get("path")
-    if not path:
-        return ""
-    return (f"; its time warp pairs FROM's frames {path[0][0]}-{path[-1][0]} with TO's {path[0][1]}-{path[-1][1]}")
+def _spans(transition):
+    """What the transition changed, in the written file's frames: the blend, every frame changed, the time warp's span."""
+    window = f"{transition['window'][0]}-{transition['window'][1]}"
+    if not transition.get("blend_span"):  # reports written before the blend's own span was kept
+        return f"it changes frames {window}"
+    blend, warp = transition["blend_span"], transition.get("warp_span")
+    text = (f"the blend plays frames {blend[0]}-{blend[1]}; with the legs re-solved to keep the feet planted it changes frames "
+            f"{window}")
+    return text + (f"; its time warp plays frames {warp[0]}-{warp[1]}" if warp else "")

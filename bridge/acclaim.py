@@ -1,0 +1,230 @@
+"""Acclaim ASF/AMC in the Blender scene: an AMC (and its ASF) as an armature with its action, and an action back as AMC.
+
+bpy side. The files are read by :mod:`..core.formats.acclaim` before the
+scene is touched; the armature and its action are built in bulk by the
+builder the numpy BVH reader uses (:func:`.armature.animated_armature`). A
+failure while building removes what was made: the scene is left as it was.
+The armature keeps the ASF it came from (its text, file name and metres per
+unit, as custom properties of the armature data), so that its action can be
+written back on the same skeleton.
+"""
+
+import os
+import pathlib
+import stat
+
+import bpy
+import numpy as np
+
+from ..core.errors import AcclaimError
+from ..core.formats import acclaim
+from ..core.formats.bvh import MAX_NAME_BYTES
+from ..files import outputs
+from . import armature, read_action, timeline
+
+#: Custom properties of an armature imported from an ASF: the ASF's text, its file name, the metres per file unit used.
+ASF_TEXT, ASF_NAME, ASF_SCALE = "loopsmith_asf", "loopsmith_asf_name", "loopsmith_asf_scale"
+_NEEDS_ASF = "export needs an armature imported from an ASF"
+_SAME_REST = 1e-4  # metres (and matrix entries) within which an armature's rest is its ASF's, bar single precision
+
+
+def _regular_file(path, kind):
+    """``path`` as a Path; AcclaimError naming it unless it is a regular file (a FIFO or a device would block the read)."""
+    path = pathlib.Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        raise AcclaimError(f"cannot be read: {error.strerror or error}", path) from None
+    if not stat.S_ISREG(mode):
+        raise AcclaimError(f"is not a regular file, not an {kind} file", path)
+    return path
+
+
+def subject_skeleton(amc_path) -> pathlib.Path:
+    """The ASF that CMU's naming pairs with ``amc_path``: ``<subject>.asf`` beside ``<subject>_<trial>.amc`` (``<name>.asf``
+    beside an AMC whose name has no '_'). It may not exist."""
+    amc_path = pathlib.Path(amc_path)
+    return amc_path.with_name(f"{amc_path.stem.split('_', 1)[0]}.asf")
+
+
+def find_skeleton(amc_path) -> pathlib.Path:
+    """The ASF of the AMC at ``amc_path`` found beside it: CMU's ``<subject>.asf`` for ``<subject>_<trial>.amc`` (see
+    :func:`subject_skeleton`, any case of the suffix), else the only ``.asf`` in its folder. AcclaimError saying where it
+    looked when there is none, or several and none named after the subject."""
+    amc_path = pathlib.Path(amc_path)
+    folder = amc_path.parent
+    wanted = subject_skeleton(amc_path).name.lower()
+    try:
+        found = sorted(path for path in folder.iterdir() if path.suffix.lower() == ".asf" and path.is_file())
+    except OSError as error:
+        raise AcclaimError(f"no skeleton found: the folder {folder} cannot be listed ({error.strerror or error})", amc_path) from None
+    named = [path for path in found if path.name.lower() == wanted]
+    if named:
+        return named[0]
+    if len(found) == 1:
+        return found[0]
+    others = f"{len(found)} other .asf files, none of them the only one" if found else "no other .asf file"
+    raise AcclaimError(f"no skeleton found: looked for {wanted} in {folder} and found {others}; give the ASF path", amc_path)
+
+
+def _name(path):
+    """The armature's and action's name: the file's stem, cut to what a Blender name holds."""
+    return path.stem.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", "ignore")
+
+
+def read_files(amc_path, asf_path=None, fps=acclaim.DEFAULT_FPS, scale=None, progress=None):
+    """The checked contents of an AMC and its ASF, no scene touched: ``(skeleton, asf_text, clip, lengths, connected)``
+    (see :func:`..core.formats.acclaim.armature_from_acclaim`). ``asf_path`` None: :func:`find_skeleton`. ``amc_path``
+    None: the skeleton alone, one frame in its rest pose."""
+    if not fps > 0.0:
+        raise AcclaimError(f"frame rate {fps:g}: it must be positive", amc_path)
+    if asf_path is None:
+        asf_path = find_skeleton(amc_path)
+    asf_path = _regular_file(asf_path, "ASF")
+    skeleton = acclaim.read_asf(asf_path)
+    text = asf_path.read_bytes().decode("utf-8", "replace")  # read_asf has checked it is text
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if amc_path is None:
+        motion = _rest_motion(skeleton)
+    else:
+        motion = acclaim.read_amc(_regular_file(amc_path, "AMC"), skeleton, progress)
+    clip, lengths, connected = acclaim.armature_from_acclaim(skeleton, motion, fps, scale)
+    return skeleton, text, clip, lengths, connected
+
+
+def _rest_motion(skeleton):
+    """One frame of ``skeleton`` in its rest pose: no turn, the root at its rest position."""
+    values = np.zeros((1, int(skeleton.columns[-1])))
+    for axis, dof in enumerate(("tx", "ty", "tz")):
+        if dof in skeleton.dofs[0]:
+            values[0, skeleton.dofs[0].index(dof)] = skeleton.position[axis]
+    return acclaim.AmcMotion(np.array([1]), values, np.ones(len(skeleton.names), dtype=bool))
+
+
+def import_acclaim(amc_path, asf_path=None, fps=acclaim.DEFAULT_FPS, scale=None, context=None, progress=None):
+    """Import the AMC at ``amc_path`` as an armature with its action (named after the file); returns the object.
+
+    asf_path: the skeleton (default: :func:`find_skeleton`). fps: the rate the
+    AMC is played at (AMC files carry none: CMU's 120 by default). scale:
+    metres per file unit (default the ASF's ``:units length``). The scene is
+    set to play the action: its frame rate (a whole ``fps`` and ``fps_base``)
+    and range (the AMC's frame numbers, 1 to 598 for CMU's 05_01). ``amc_path``
+    None: the ASF's skeleton alone, in its rest pose, with no action.
+    AcclaimError (one line: file, line, reason) on bad input; on any failure
+    nothing is left in the scene or the file.
+    """
+    context = context or bpy.context
+    skeleton, text, clip, lengths, connected = read_files(amc_path, asf_path, fps, scale, progress)
+    asf_name = pathlib.Path(skeleton.path).name
+    name = _name(pathlib.Path(amc_path) if amc_path is not None else pathlib.Path(skeleton.path))
+    kept = {ASF_TEXT: text, ASF_NAME: asf_name, ASF_SCALE: skeleton.metres_per_unit if scale is None else float(scale)}
+    obj = _build(context, clip, name, lengths, connected, amc_path is not None, kept)
+    if amc_path is not None:
+        scene = context.scene
+        timeline.set_scene_fps(scene, clip.fps)
+        scene.frame_start, scene.frame_end = int(clip.frames[0]), int(clip.frames[-1])
+        scene.frame_set(int(clip.frames[0]))
+    return obj
+
+
+def _build(context, clip, name, lengths, connected, animated, kept):
+    """The armature (animated by ``clip`` or at rest) with the custom properties ``kept`` on its data; whatever it made is
+    removed again if anything fails."""
+    before = [(collection, set(collection)) for collection in (bpy.data.objects, bpy.data.armatures, bpy.data.actions)]
+    selected, active = list(context.selected_objects), context.view_layer.objects.active
+    if active is not None and active.mode != "OBJECT":
+        bpy.ops.object.mode_set(mode="OBJECT")
+    try:
+        if animated:
+            obj = armature.animated_armature(context, clip, name, lengths, connected)
+        else:
+            obj = armature.create_armature(context, clip, name, lengths, connected)
+        for key, value in kept.items():
+            obj.data[key] = value
+        return obj
+    except BaseException:
+        for collection, old in before:
+            for made in [item for item in collection if item not in old]:
+                collection.remove(made)
+        for obj in selected:
+            obj.select_set(True)
+        context.view_layer.objects.active = active
+        raise
+
+
+def stored_skeleton(obj):
+    """``(skeleton, asf_text, asf_name, scale)`` kept on an armature imported from an ASF; AcclaimError if it has none."""
+    data = obj.data if obj is not None and obj.type == "ARMATURE" else None
+    if data is None or ASF_TEXT not in data:
+        raise AcclaimError(_NEEDS_ASF)
+    text = str(data[ASF_TEXT])
+    skeleton = acclaim.parse_asf(text, data.get(ASF_NAME) or "skeleton.asf")
+    return skeleton, text, str(data.get(ASF_NAME) or ""), float(data.get(ASF_SCALE, skeleton.metres_per_unit))
+
+
+def export_acclaim(obj, amc_path, asf_path=None, progress=None):
+    """Write the action of the armature ``obj`` as the AMC at ``amc_path``, on the skeleton it was imported from.
+
+    The ASF goes to ``asf_path`` (default :func:`subject_skeleton` of the
+    AMC, where :func:`find_skeleton` looks first) unless that file already
+    holds the same skeleton; a different skeleton there is refused. Both are
+    written through temporary files and verified by reading them back: on
+    any failure nothing at either path changes. Frames keep the action's
+    numbers (renumbered from 1 if they start below 0: AMC frame numbers are
+    not negative). Returns ``(amc_path, asf_path, wrote_asf, clip)``.
+    AcclaimError when the armature has no ASF (:data:`_NEEDS_ASF`) or its
+    motion does not fit the skeleton's dofs; OutputError when a file
+    cannot be written.
+    """
+    skeleton, text, _, scale = stored_skeleton(obj)
+    amc_path = pathlib.Path(amc_path)
+    asf_path = pathlib.Path(asf_path) if asf_path is not None else subject_skeleton(amc_path)
+    clip = _exact_rest(read_action.read_clip(obj), skeleton, scale)
+    if clip.frames[0] < 0:
+        clip = clip.with_channels(frames=clip.frames - clip.frames[0] + 1.0)
+    motion = acclaim.motion_from_clip(clip, skeleton, scale)  # before any file is opened: a misfit writes nothing
+    wrote_asf = not _holds_skeleton(asf_path, skeleton)
+
+    def write_amc(path):
+        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+            for piece in acclaim.amc_chunks(motion, skeleton, asf_path.name, progress):
+                stream.write(piece)
+            stream.flush()
+            os.fsync(stream.fileno())
+
+    def verify_amc(path):
+        back = acclaim.read_amc(path, skeleton)
+        if back.frame_count != motion.frame_count or np.abs(back.values - motion.values).max(initial=0.0) > 1e-5:
+            raise AcclaimError("the written AMC does not read back as the motion", amc_path)
+
+    items = [(amc_path, write_amc, verify_amc)]
+    if wrote_asf:
+        items.append((asf_path, outputs.text_writer(text), lambda path: acclaim.read_asf(path)))
+    outputs.replace_all(items)
+    return amc_path, asf_path, wrote_asf, clip
+
+
+def _exact_rest(clip, skeleton, scale):
+    """``clip`` with the ASF's own rest in place of the armature's where they agree (Blender keeps bone matrices in single
+    precision: its rolls differ by up to 2e-6), so that the AMC's values come back as they were read; an armature whose
+    rest was edited keeps its own, and its bones' rotations are written relative to it."""
+    exact = acclaim.armature_from_acclaim(skeleton, _rest_motion(skeleton), scale=scale)[0].rest
+    bones = [clip.bone_names.index(name) for name in skeleton.names]
+    if np.abs(clip.rest[bones] - exact).max() > _SAME_REST:
+        return clip
+    rest = clip.rest.copy()
+    rest[bones] = exact
+    return clip.with_channels(rest=rest)
+
+
+def _holds_skeleton(path, skeleton):
+    """Whether the file at ``path`` is an ASF of ``skeleton``; False when there is none; AcclaimError when it holds another."""
+    if not path.exists():
+        return False
+    try:
+        there = acclaim.read_asf(_regular_file(path, "ASF"))
+    except AcclaimError as error:
+        raise AcclaimError(f"is in the way of the skeleton and is no ASF ({error.reason}): choose another folder or name", path) from None
+    if acclaim.asf_text(there) != acclaim.asf_text(skeleton):
+        raise AcclaimError("is there beside the AMC and holds another skeleton: choose another folder or name", path)
+    return True

@@ -1,0 +1,87 @@
+"""convert's job for one file (bpy side): read it, write it in every format asked, read each output back and measure.
+
+Run by :mod:`.runner`. A BVH read by the numpy reader or an AMC written as
+BVH or AMC needs no Blender scene (:func:`...engine_output.scene_free`);
+other outputs are written from the armature built in the scene. BVH and AMC
+outputs are read back by the core, FBX, GLB and .blend ones imported into a
+fresh scene once every output is in place.
+"""
+
+import pathlib
+import time
+
+import numpy as np
+
+from ....bridge import importers
+from ....core.errors import LoopsmithError
+from ....core.formats import acclaim, bvh, bvh_clip
+from ....core.motion import kinematics
+from ....files import interrupts
+from ... import engine_output
+from ...entries import error_entry
+from . import report
+
+
+def process(task, options, name, inputs):
+    """Convert the task's file into ``OUT/<name>.<format>`` for every ``--format``; one report entry, or one error entry.
+
+    ``inputs``: real paths of every input of the run (as strings), which no output may replace.
+    """
+    (path,) = task
+    started = time.perf_counter()
+    try:
+        if engine_output.scene_free(path, options):
+            clip, settings, header = importers.load_clip(path, options)
+            imported, placement = time.perf_counter() - started, np.eye(4)
+            targets = engine_output.targets(options, name, path, inputs)
+            entry = report.convert_entry(path, importers.bvh_armature_name(path), targets, clip)
+            engine_output.write_scene_free(clip, targets, settings, header, entry, entry["armature"])
+            entry["import_seconds"] = round(imported, 3)
+        else:
+            obj, clip, settings, header = importers.armature_clip(path, options)
+            imported, placement = time.perf_counter() - started, np.array(obj.matrix_world)
+            targets = engine_output.targets(options, name, path, inputs)
+            entry = report.convert_entry(path, obj.name, targets, clip)
+            engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
+        differences = {str(target): _difference(clip, placement, target, settings, options, entry) for target in targets}
+        report.judge(entry, differences)
+        entry["seconds"] = round(time.perf_counter() - started, 3)
+        return [entry]
+    except LoopsmithError as error:
+        interrupts.check()
+        return [error_entry(path, str(error), time.perf_counter() - started)]
+
+
+def _world_joints(clip, placement):
+    """World positions ``(F, B, 3)`` of ``clip``'s joints (bone heads) on an armature placed by the 4x4 ``placement``."""
+    return kinematics.clip_joint_positions(clip) @ placement[:3, :3].T + placement[:3, 3]
+
+
+def _read_back(target, settings, options, fps, entry):
+    """``(clip, placement)`` of a written output: a BVH read at the scale and axes it was written in, an AMC with the ASF
+    written beside it, at the input's rate; FBX, GLB and .blend imported into a fresh scene (its armature's placement)."""
+    suffix = target.suffix.lower()
+    if suffix == ".bvh":
+        return bvh_clip.clip_from_bvh(bvh.read_bvh(target), settings.bvh_scale or 1.0, settings.up_axis or "Y"), np.eye(4)
+    if suffix == ".amc":
+        scale = settings.bvh_scale if settings.suffix == ".amc" else None
+        return acclaim.read_acclaim(entry["asf_output"], target, fps, scale), np.eye(4)
+    obj, clip, _, _ = importers.armature_clip(target, options)
+    return clip, np.array(obj.matrix_world)
+
+
+def _difference(clip, placement, target, settings, options, entry):
+    """What reading ``target`` back gives against the input: ``{"joints_m": largest joint distance over the frames and
+    joints both hold (metres), "frames": the output's frames, "bones": joints compared}``; a ``problem`` instead when it
+    cannot be read back or shares no joint with the input."""
+    try:
+        back, back_placement = _read_back(pathlib.Path(target), settings, options, clip.fps, entry)
+    except LoopsmithError as error:
+        return {"problem": f"it cannot be read back: {error}"}
+    common = [name for name in clip.bone_names if name in back.bone_names]
+    if not common:
+        return {"problem": "it holds none of the input's joints"}
+    frames = min(clip.num_frames, back.num_frames)
+    ours = _world_joints(clip, placement)[:frames, [clip.bone_names.index(name) for name in common]]
+    theirs = _world_joints(back, back_placement)[:frames, [back.bone_names.index(name) for name in common]]
+    return {"joints_m": float(np.linalg.norm(ours - theirs, axis=-1).max()), "frames": int(back.num_frames), "bones": len(common)}
