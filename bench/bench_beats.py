@@ -1,13 +1,17 @@
 """Beat tracking time on a synthesized 4-minute song (44.1 kHz) beside librosa's ``beat_track`` on the same samples,
-and the peak memory of an hour of audio tracked block by block.
+the peak memory of an hour of audio tracked block by block, and the time to read the song from an OGG and a WAV file
+through Blender's audio library (``bridge.audio.read_audio``, when bpy is importable).
 
 Each variant runs in its own process so its peak memory can be read. Run: ``python bench/bench_beats.py`` (numpy
 only; the librosa column needs librosa, a test-only dependency of the core venv, and says so when it is missing).
 """
 
+import importlib
 import pathlib
 import sys
+import tempfile
 import time
+import wave
 
 import numpy as np
 
@@ -88,7 +92,41 @@ def variant_hour():
             "bpm": beats.tempo_bpm}
 
 
-VARIANTS = {"mine": variant_mine, "librosa": variant_librosa, "hour": variant_hour}
+def _song_files(folder, aud):
+    """The 4-minute song in stereo (the right channel at half the left) as an OGG written by aud and a 16-bit WAV."""
+    samples, _ = song()
+    stereo = np.stack([samples, 0.5 * samples], axis=1).astype(np.float32)
+    ogg = folder / "song.ogg"
+    aud.Sound.buffer(stereo, RATE).write(str(ogg), RATE, 2, aud.FORMAT_FLOAT32, aud.CONTAINER_OGG, aud.CODEC_VORBIS, 160000)
+    wav = folder / "song.wav"
+    with wave.open(str(wav), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(RATE)
+        out.writeframes(np.round(np.clip(stereo, -1, 1) * 32767).astype("<i2").tobytes())
+    return {"ogg": ogg, "wav": wav}
+
+
+def variant_read():
+    try:
+        audio = importlib.import_module("loopsmith.bridge.audio")
+    except ImportError as error:
+        return {"missing": f"bpy or the venv's loopsmith link is missing ({error})"}
+    if audio.aud is None:
+        return {"missing": "this bpy is built without Blender's audio library (aud)"}
+    found = {}
+    with tempfile.TemporaryDirectory(prefix="loopsmith-bench-audio-") as folder:
+        for kind, path in _song_files(pathlib.Path(folder), audio.aud).items():
+            seconds, extra = common.measure(lambda: audio.read_audio(path))
+            start = time.perf_counter()
+            song_file = audio.open_audio(path)
+            beats = track_beats(song_file.blocks(), song_file.rate)
+            found[kind] = {"seconds": seconds, "extra_mb": extra, "mb": path.stat().st_size / 2 ** 20,
+                           "with_beats": time.perf_counter() - start, "bpm": beats.tempo_bpm}
+    return found
+
+
+VARIANTS = {"mine": variant_mine, "librosa": variant_librosa, "hour": variant_hour, "read": variant_read}
 
 
 def main():
@@ -96,7 +134,7 @@ def main():
     if arguments.variant:
         common.finish(VARIANTS[arguments.variant]())
     script = str(pathlib.Path(__file__).resolve())
-    mine, theirs, hour = (common.run_variant(script, name) for name in ("mine", "librosa", "hour"))
+    mine, theirs, hour, read = (common.run_variant(script, name) for name in ("mine", "librosa", "hour", "read"))
     print(f"beat tracking: a synthesized {SONG_SECONDS / 60:.0f}-minute song at {BPM:g} BPM, {RATE} Hz, best of 3")
     print(f"  loopsmith: {mine['seconds']:.2f} s (target <= {TARGET:g} s), {mine['bpm']:.1f} BPM, "
           f"F {mine['f']:.3f} against the known beats, +{mine['extra_mb']:.0f} MB")
@@ -107,6 +145,11 @@ def main():
               f"+{theirs['extra_mb']:.0f} MB")
         print(f"  ratio:     loopsmith / librosa = {mine['seconds'] / theirs['seconds']:.2f}; "
               f"F of loopsmith against librosa's beats {f_measure(np.array(mine['times']), np.array(theirs['times'])):.3f}")
+    if "missing" in read:
+        print(f"  reading:   {read['missing']}")
+    for kind, found in ({} if "missing" in read else read).items():
+        print(f"  reading the song from {kind.upper()} ({found['mb']:.1f} MB) through bridge.audio.read_audio: {found['seconds']:.2f} s, "
+              f"+{found['extra_mb']:.0f} MB; read in blocks and tracked: {found['with_beats']:.2f} s ({found['bpm']:.1f} BPM)")
     print(f"one hour in 10 s blocks: {hour['seconds']:.1f} s, peak +{hour['extra_mb']:.0f} MB "
           f"(the audio itself would be {hour['audio_mb']:.0f} MB as float32), {hour['beats']} beats at {hour['bpm']:.1f} BPM")
 

@@ -16,7 +16,7 @@ import stat
 import bpy
 import numpy as np
 
-from ..core.errors import AcclaimError
+from ..core.errors import AcclaimError, SkeletonNotFound
 from ..core.formats import acclaim
 from ..core.formats.bvh import MAX_NAME_BYTES
 from ..files import outputs
@@ -50,7 +50,7 @@ def subject_skeleton(amc_path) -> pathlib.Path:
 def find_skeleton(amc_path) -> pathlib.Path:
     """The ASF of the AMC at ``amc_path`` found beside it: CMU's ``<subject>.asf`` for ``<subject>_<trial>.amc`` (see
     :func:`subject_skeleton`, any case of the suffix), else the only ``.asf`` in its folder. AcclaimError saying where it
-    looked when there is none, or several and none named after the subject."""
+    looked (:class:`~..core.errors.SkeletonNotFound`) when there is none, or several and none named after the subject."""
     amc_path = pathlib.Path(amc_path)
     folder = amc_path.parent
     wanted = subject_skeleton(amc_path).name.lower()
@@ -63,8 +63,7 @@ def find_skeleton(amc_path) -> pathlib.Path:
         return named[0]
     if len(found) == 1:
         return found[0]
-    others = f"{len(found)} other .asf files, none of them the only one" if found else "no other .asf file"
-    raise AcclaimError(f"no skeleton found: looked for {wanted} in {folder} and found {others}; give the ASF path", amc_path)
+    raise SkeletonNotFound(amc_path, wanted, folder, found)
 
 
 def _name(path):

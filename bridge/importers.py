@@ -17,7 +17,7 @@ import tempfile
 import bpy
 import numpy as np
 
-from ..core.errors import AcclaimError, LoopsmithError
+from ..core.errors import AcclaimError, LoopsmithError, SkeletonNotFound
 from ..core.formats import acclaim, bvh, bvh_clip, containers
 from ..core.formats.import_settings import ImportSettings
 from ..files import interrupts, progress
@@ -26,7 +26,7 @@ from . import acclaim as acclaim_scene, armature, read_action, timeline
 
 
 #: The unit and reason reported for a BVH scale given on the command line.
-GIVEN_SCALE = "given with --bvh-scale"
+GIVEN_SCALE = "given with --scale"
 
 
 class InputError(LoopsmithError):
@@ -124,8 +124,8 @@ def acclaim_skeleton(path, options) -> tuple[acclaim.AsfSkeleton, ImportSettings
     given = getattr(options, "asf", None)
     try:
         asf_path = pathlib.Path(given) if given is not None else acclaim_scene.find_skeleton(path)
-    except AcclaimError as error:
-        raise InputError(error.reason.replace("give the ASF path", "give it with --asf PATH")) from None
+    except SkeletonNotFound as error:
+        raise InputError(f"{error.reason}; give it with --asf PATH") from None
     try:
         require_regular_file(asf_path)
     except InputError as error:
@@ -136,7 +136,9 @@ def acclaim_skeleton(path, options) -> tuple[acclaim.AsfSkeleton, ImportSettings
         raise InputError(f"cannot be read: its skeleton {error}") from None
     fps = float(getattr(options, "amc_fps", None) or acclaim.DEFAULT_FPS)
     found = "given with --asf" if given is not None else f"found beside the motion ({asf_path.name})"
-    return skeleton, ImportSettings(".amc", bvh_scale=skeleton.metres_per_unit, bvh_unit=f"the skeleton's unit, 1/{skeleton.length_unit:g} inch",
+    given_scale = getattr(options, "bvh_scale", None)
+    unit = GIVEN_SCALE if given_scale is not None else f"the skeleton's unit, 1/{skeleton.length_unit:g} inch"
+    return skeleton, ImportSettings(".amc", bvh_scale=given_scale or skeleton.metres_per_unit, bvh_unit=unit,
                                     up_axis="Y", reader="numpy", asf=str(asf_path), asf_found=found, amc_fps=fps)
 
 
@@ -175,7 +177,7 @@ def _acclaim_clip(path, skeleton, settings):
     """The clip of the AMC at ``path`` on ``skeleton``, read at ``settings.amc_fps``, no scene touched; InputError naming its line."""
     try:
         motion = acclaim.read_amc(path, skeleton, progress.reporter(f"reading {path.name}"))
-        return acclaim.clip_from_acclaim(skeleton, motion, settings.amc_fps)
+        return acclaim.clip_from_acclaim(skeleton, motion, settings.amc_fps, settings.bvh_scale)
     except AcclaimError as error:
         raise InputError(f"cannot be read: {error}") from None
 
@@ -186,7 +188,7 @@ def _load_acclaim(path, options):
     with silenced():
         bpy.ops.wm.read_homefile(use_empty=True)
     try:
-        acclaim_scene.import_acclaim(path, settings.asf, settings.amc_fps, progress=progress.reporter(f"reading {path.name}"))
+        acclaim_scene.import_acclaim(path, settings.asf, settings.amc_fps, settings.bvh_scale, progress=progress.reporter(f"reading {path.name}"))
     except AcclaimError as error:
         raise InputError(f"cannot be read: {error}") from None
     interrupts.check()

@@ -63,6 +63,16 @@ class AcclaimError(LoopsmithError):
         self.path, self.line, self.reason = path, line, reason
 
 
+class SkeletonNotFound(AcclaimError):
+    """No Acclaim skeleton beside a motion: ``wanted`` (the ASF named after its subject), the ``folder`` looked in and
+    ``found``, the other .asf files there (none, or several and none the only one). Each door says how to give one."""
+
+    def __init__(self, motion: object, wanted: str, folder: object, found: list):
+        others = f"{len(found)} other .asf files, none of them the only one" if found else "no other .asf file"
+        super().__init__(f"no skeleton found: looked for {wanted} in {folder} and found {others}", motion)
+        self.wanted, self.folder, self.found = wanted, folder, list(found)
+
+
 class AudioError(LoopsmithError):
     """An audio file that cannot be used: missing, corrupt or in a format the reader does not support.
 

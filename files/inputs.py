@@ -7,6 +7,9 @@ import os
 import pathlib
 
 INPUT_SUFFIXES = (".bvh", ".fbx", ".glb", ".gltf", ".blend", ".amc")
+#: Songs: the sound files Blender's audio library plays (its file browser's list).
+AUDIO_SUFFIXES = (".wav", ".ogg", ".oga", ".flac", ".mp3", ".mp2", ".m4a", ".aac", ".ac3", ".eac3", ".opus", ".wma", ".aif",
+                  ".aiff", ".mka")
 ACCLAIM_MOTION = ".amc"
 
 
@@ -20,8 +23,9 @@ def is_acclaim(path):
     return pathlib.Path(path).suffix.lower() == ACCLAIM_MOTION
 
 
-def collect(paths, earlier_outputs=(), include_outputs=False):
-    """Files to read, in order: the given files, and the readable files inside given folders.
+def collect(paths, earlier_outputs=(), include_outputs=False, suffixes=INPUT_SUFFIXES):
+    """Files to read, in order: the given files, and the files inside given folders whose suffix is one of ``suffixes``
+    (motion files unless told otherwise).
 
     Files in a scanned folder that an earlier run wrote (``earlier_outputs``,
     real paths from the output folder's report) are skipped unless
@@ -32,7 +36,7 @@ def collect(paths, earlier_outputs=(), include_outputs=False):
     earlier = {real(path) for path in earlier_outputs}
     for path in paths:
         if path.is_dir():
-            for found in sorted(p for p in path.rglob("*") if p.suffix.lower() in INPUT_SUFFIXES and p.is_file()):
+            for found in sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes and p.is_file()):
                 (skipped if real(found) in earlier and not include_outputs else files).append(found)
         else:
             files.append(path)

@@ -7,7 +7,7 @@ from bpy.props import FloatProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..bridge import acclaim
-from ..core.errors import AcclaimError
+from ..core.errors import AcclaimError, SkeletonNotFound
 from ..core.formats.acclaim import DEFAULT_FPS
 from . import common
 
@@ -54,7 +54,11 @@ class LOOPSMITH_OT_import_acclaim(bpy.types.Operator, ImportHelper):
             return {"FINISHED"}
         if path.suffix.lower() != ".amc":
             raise AcclaimError("choose an .amc motion or an .asf skeleton", path)
-        obj = acclaim.import_acclaim(path, skeleton, self.fps, scale, context)
+        try:
+            obj = acclaim.import_acclaim(path, skeleton, self.fps, scale, context)
+        except SkeletonNotFound as error:
+            self.report({"ERROR"}, f"{error}; choose its ASF in the file browser's side panel")
+            return {"CANCELLED"}
         frames = context.scene.frame_end - context.scene.frame_start + 1
         self.report({"INFO"}, f"Imported {path.name} on {obj.data[acclaim.ASF_NAME]}: {len(obj.data.bones)} bones, {frames} frames at "
                               f"{self.fps:g} fps (AMC files carry no rate)")

@@ -41,7 +41,11 @@ class Command:
     sends work of its own to a Dask cluster; writes_motion: its outputs are
     motion files, so it offers ``--format`` and the game-engine options
     (``--engine``, ``--root-*``); reads_folders: its inputs may be folders, so
-    it offers ``--include-outputs``; out_help: what ``-o`` names.
+    it offers ``--include-outputs``; out_help: what ``-o`` names;
+    input_suffixes: the suffixes (lowercase, with the dot) of the files it
+    reads when they are not motion files (songs): folders are scanned for
+    them, and the motion import options (``--bvh-*``, ``--asf``,
+    ``--amc-fps``) are not offered; None: motion files.
     """
 
     name: str = ""
@@ -58,6 +62,7 @@ class Command:
     writes_motion: bool = True
     reads_folders: bool = True
     out_help: str = "output folder"
+    input_suffixes: tuple | None = None
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The command's own options (the shared ones come from :func:`.runner.add_common_arguments`)."""

@@ -67,6 +67,14 @@ def write_outputs(obj, targets, settings, header, options, entry):
     entry["action"] = action.name
     amc, others = _acclaim_targets(targets)
     clip = read_action.read_clip(obj, first, last) if amc else None
+    if entry.get("music") and any(target.suffix == ".blend" for target in others):  # the song plays with the dance in the .blend
+        import bpy
+
+        from ..bridge import music
+
+        song = entry["music"]
+        music.add_song(bpy.context.scene, song["song"], [beat + song["audio_start_s"] for beat in song["beats"]], song["audio_start_s"],
+                       read_action.resolve_range(action))
     with _acclaim_outputs(clip, amc, settings, entry):
         if others:
             export.replace_outputs(obj, others, first, last, settings, header, profile, action.use_cyclic, root)

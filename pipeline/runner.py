@@ -28,7 +28,7 @@ from ..core.formats import acclaim, bvh
 from ..files import inputs as input_files, interrupts, outputs
 from ..files.progress import counted, Progress, say
 from . import engine, reports
-from .options import number, shard, UsageError
+from .options import Renamed, number, shard, UsageError
 from .workers import balanced, in_plan_order, job_document, Plan, process_tasks, Worker
 
 OUTPUT_FORMATS = ("same", "bvh", "fbx", "glb", "blend", "amc")
@@ -47,17 +47,8 @@ def add_common_arguments(parser, command):
     if command.writes_motion:
         parser.add_argument("--format", choices=OUTPUT_FORMATS, nargs="+",
                             help="output formats, one or more ('same': the input's) (default: the --engine's, else same)")
-    parser.add_argument("--bvh-scale", type=number(*bvh.SCALE_RANGE), default=None, metavar="METRES_PER_UNIT",
-                        help="metres per BVH unit on import (default: detected from the skeleton's height; 0.01 for centimetres)")
-    parser.add_argument("--bvh-up", choices=("Y", "Z"), help="the BVH files' up axis (default: the axis the skeleton stands along)")
-    parser.add_argument("--bvh-reader", choices=("numpy", "blender"), default="numpy",
-                        help="numpy: read BVH files at numpy speed and build the armature in bulk; blender: Blender's own BVH importer")
-    parser.add_argument("--asf", type=pathlib.Path, metavar="PATH.asf",
-                        help="the Acclaim skeleton of the AMC inputs, and the one --format amc writes a BVH, FBX or glTF input's motion on "
-                             "(its joints named as the skeleton's bones) (default: an AMC's own, found beside it: CMU's <subject>.asf for "
-                             "<subject>_<trial>.amc, or the only .asf in its folder)")
-    parser.add_argument("--amc-fps", type=number(1.0, 1000.0), metavar="FPS",
-                        help=f"frames per second of the AMC inputs, which carry no frame rate (default: {acclaim.DEFAULT_FPS:g}, CMU's)")
+    if command.input_suffixes is None:  # motion inputs: how they are imported
+        _add_import_arguments(parser)
     parser.add_argument("-j", "--jobs", type=number(1, MAX_JOBS, integer=True), metavar="N",
                         help="worker processes, this one included (capped at the files and cores, with a note) (default: 1)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -72,6 +63,24 @@ def add_common_arguments(parser, command):
     parser.add_argument("--shard", type=shard, metavar="K/N",
                         help="only the K-th of N shares of the inputs (every N-th file in sorted order, from the K-th): "
                              "for farm tasks that split one folder (default: all of them)")
+
+
+def _add_import_arguments(parser):
+    """How motion inputs are read: BVH scale, axes and reader, the Acclaim skeleton and frame rate."""
+    parser.add_argument("--scale", dest="bvh_scale", type=number(*bvh.SCALE_RANGE), default=None, metavar="METRES_PER_UNIT",
+                        help="metres per file unit on import: a BVH's (default: detected from the skeleton's height; 0.01 for "
+                             "centimetres) or an ASF's (default: its :units length)")
+    parser.add_argument("--bvh-scale", dest="bvh_scale", type=number(*bvh.SCALE_RANGE), action=Renamed, now="--scale METRES_PER_UNIT",
+                        metavar="METRES_PER_UNIT")
+    parser.add_argument("--bvh-up", choices=("Y", "Z"), help="the BVH files' up axis (default: the axis the skeleton stands along)")
+    parser.add_argument("--bvh-reader", choices=("numpy", "blender"), default="numpy",
+                        help="numpy: read BVH files at numpy speed and build the armature in bulk; blender: Blender's own BVH importer")
+    parser.add_argument("--asf", type=pathlib.Path, metavar="PATH.asf",
+                        help="the Acclaim skeleton of the AMC inputs, and the one --format amc writes a BVH, FBX or glTF input's motion on "
+                             "(its joints named as the skeleton's bones) (default: an AMC's own, found beside it: CMU's <subject>.asf for "
+                             "<subject>_<trial>.amc, or the only .asf in its folder)")
+    parser.add_argument("--amc-fps", type=number(1.0, 1000.0), metavar="FPS",
+                        help=f"frames per second of the AMC inputs, which carry no frame rate (default: {acclaim.DEFAULT_FPS:g}, CMU's)")
 
 
 def check_options(command, options):
@@ -127,10 +136,14 @@ def run(command, options):
             report_path = reports.report_path(options.report, options.out, options.inputs, options.shard)
         except ValueError as error:
             raise UsageError(f"--report: {error}") from None
-        files, skipped = input_files.collect(options.inputs, reports.earlier_outputs(report_path), getattr(options, "include_outputs", False))
+        files, skipped = input_files.collect(options.inputs, reports.earlier_outputs(report_path), getattr(options, "include_outputs", False),
+                                             command.input_suffixes or input_files.INPUT_SUFFIXES)
+        if not files and command.input_suffixes is not None:
+            raise UsageError(f"no file {command.name} reads in the given inputs ({command.inputs_help})")
         if not files:
             raise UsageError("no BVH, FBX, glTF, .blend or AMC files in the given inputs")
-        check_acclaim_options(options, files)
+        if command.input_suffixes is None:
+            check_acclaim_options(options, files)
         _refuse_shared_paths(command, options, files, report_path)
         outputs.require_writable(options.out)
         if report_path.parent != options.out:

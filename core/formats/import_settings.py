@@ -19,7 +19,7 @@ class ImportSettings:
     A BVH sets bvh_scale (metres per file unit), bvh_scale_reason (the
     sentence saying how it was chosen), bvh_unit (the unit's name, e.g.
     ``'centimetres'``, or ``'scaled to 1.7 m'`` when no unit fits, or
-    ``'given with --bvh-scale'``), up_axis (``'Y'`` or ``'Z'``) and reader
+    ``'given with --scale'``), up_axis (``'Y'`` or ``'Z'``) and reader
     (``'blender'`` or ``'numpy'``). A glTF sets key_rate, its animation's
     frames per second (None when it has no evenly keyed animation). An
     Acclaim motion (``'.amc'``) sets asf (its skeleton file), asf_found (how

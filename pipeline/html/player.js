@@ -6,6 +6,43 @@
   "use strict";
   var NS = "http://www.w3.org/2000/svg";
   var HOLD_SECONDS = 0.3;  // a one-frame mark stays lit this long, so the eye catches it at full speed
+  var DRIFT_SECONDS = 0.05;  // the song is put back in step with the player when it drifts further than this
+  var BEAT_SECONDS = 0.1;  // the beat indicator stays lit this long at each beat
+
+  // The song that plays with the dance (data.audio, from data.audio_start s into it): an <audio> element that follows the
+  // player's clock (play, pause, seek, speed), put back in step whenever it drifts more than DRIFT_SECONDS.
+  function songOf(player, data) {
+    if (!data.audio) return null;
+    var audio = document.createElement("audio");
+    audio.className = "song";
+    audio.preload = "auto";
+    audio.src = data.audio;
+    player.appendChild(audio);
+    var start = +data.audio_start || 0, pending = false;
+    return {
+      element: audio,
+      follow: function (time, playing, rate) {
+        var target = start + time;
+        audio.playbackRate = rate;
+        if (!playing) { if (!audio.paused) audio.pause(); }
+        else if (audio.paused && !pending) {
+          pending = true;  // a browser may refuse to play before the page is clicked: try again after it settles
+          var started = audio.play();
+          if (started && started.then) started.then(function () { pending = false; }, function () { pending = false; });
+          else pending = false;
+        }
+        if (Math.abs(audio.currentTime - target) > DRIFT_SECONDS && isFinite(target)) {
+          try { audio.currentTime = target; } catch (error) { /* not loaded yet: the next tick tries again */ }
+        }
+      }
+    };
+  }
+
+  function onBeat(beats, time) {
+    if (!beats) return false;
+    for (var k = 0; k < beats.length; k++) if (time >= beats[k] && time < beats[k] + BEAT_SECONDS) return true;
+    return false;
+  }
 
   function make(parent, name, attributes) {
     var element = document.createElementNS(NS, name);
@@ -68,6 +105,16 @@
     var clock = player.querySelector(".clock"), cursor = player.querySelector(".cursor"), timeline = player.querySelector(".timeline");
     var view = player.querySelector(".view"), rate = player.querySelector(".rate"), button = player.querySelector(".play");
     var width = +timeline.getAttribute("width"), index = 0, time = 0, previous = null, playing = true;
+    var song = songOf(player, data), beat = player.querySelector(".beat");
+
+    function keepTime() {
+      if (song) song.follow(time, playing, +rate.value);
+      if (beat) {
+        var lit = onBeat(data.beats, time);
+        beat.setAttribute("fill", lit ? "#e03c3c" : "#ddd");
+        player.setAttribute("data-beat", lit ? "1" : "0");
+      }
+    }
 
     function show(i) {
       index = i;
@@ -95,6 +142,7 @@
         time = (time + (now - previous) / 1000 * rate.value) % duration;
         show(at(time));
       }
+      keepTime();
       previous = now;
       requestAnimationFrame(tick);
     }
@@ -104,12 +152,13 @@
       var i = (index + delta + frames.length) % frames.length;
       time = frames[i] / data.fps;
       show(i);
+      keepTime();
     }
     button.onclick = function () { playing = !playing; button.textContent = playing ? "Pause" : "Play"; };
     player.querySelector(".back").onclick = function () { stepBy(-1); };
     player.querySelector(".forward").onclick = function () { stepBy(1); };
     view.onchange = function () { show(index); };
-    timeline.onclick = function (event) { time = event.offsetX / width * duration; show(at(time)); };
+    timeline.onclick = function (event) { time = event.offsetX / width * duration; show(at(time)); keepTime(); };
     show(0);
     requestAnimationFrame(tick);
   }

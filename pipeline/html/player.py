@@ -28,7 +28,9 @@ def figure_json(clip, marks=(), segments=(), before=None):
     """What the player plays of ``clip`` (a :class:`~...core.motion.clip.Clip`, the output as written): its stick figure
     over every frame, ``marks`` (``(first, last, label)``: 0-based output frames lit as they play: a seam, a blend) and
     ``segments`` (``(first, last, clip name)``: which clip plays where). ``before``: a clip of as many frames shown beside
-    it, in step (an edit's input)."""
+    it, in step (an edit's input). A figure that plays with a song also carries ``audio`` (a relative path or a data: URI),
+    ``audio_start`` (seconds into the song at the first frame) and ``beats`` (seconds on the output's clock): the caller
+    adds them; the player then plays the song in step and lights its beat indicator on each beat."""
     keep = sorted({int(frame) for first, last, _ in marks for frame in (first, last)})
     shown = figures.stick_figure(clip, keep)
     views = [_view(shown, "after" if before is not None else "", figures.view_root(clip))]
@@ -113,4 +115,12 @@ def player_html(figure, width=380, height=260):
             '<span class="clock"></span> '
             '<label>view <select class="view"><option value="0">side</option><option value="1">front</option></select></label> '
             '<label>speed <select class="rate"><option value="1">1x</option><option value="0.5">0.5x</option>'
-            '<option value="0.25">0.25x</option></select></label></div></div>')
+            f'<option value="0.25">0.25x</option></select></label>{_beat(figure)}</div></div>')
+
+
+def _beat(figure):
+    """The beat indicator of a figure that plays with a song (``beats``: seconds on the output's clock): lit at each beat."""
+    if not figure.get("beats"):
+        return ""
+    return (' <svg class="beat-indicator" xmlns="http://www.w3.org/2000/svg" width="14" height="14"><title>lit on each beat of '
+            f'the song</title><circle class="beat" cx="7" cy="7" r="6" fill="#ddd"/></svg>')

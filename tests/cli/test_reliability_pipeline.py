@@ -303,8 +303,8 @@ def test_workers_take_inputs_written_the_way_tab_completion_writes_them(mocap_di
     (["--root-blend", "-1"], "--root-blend"),
     (["--range", "80", "20"], "--range"),
     (["--range", "20", "20"], "--range"),
-    (["--bvh-scale", "1e30"], "--bvh-scale"),
-    (["--bvh-scale", "0"], "--bvh-scale"),
+    (["--scale", "1e30"], "--scale"),
+    (["--scale", "0"], "--scale"),
     (["--jobs", "0"], "--jobs"),
     (["--cycles", "-1"], "--cycles"),
     (["--method", "WIGGLE"], "--method"),
@@ -355,8 +355,8 @@ def test_bvh_units_are_detected_and_reported(mocap_dir, tmp_path):
     entry = _entries(tmp_path / "out")[0]
     assert entry["import"]["bvh_scale"] == pytest.approx(cmu) and "CMU units" in entry["import"]["bvh_scale_reason"]
     assert f"BVH scale {cmu:g} m per unit (1 file): CMU units" in result.stdout
-    given = run_loopsmith("make-loop", tmp_path / "cmu.bvh", "-o", tmp_path / "given", "--bvh-scale", "0.05", "--quiet")
-    assert _entries(tmp_path / "given")[0]["import"]["bvh_scale"] == 0.05 and "given with --bvh-scale" in given.stdout
+    given = run_loopsmith("make-loop", tmp_path / "cmu.bvh", "-o", tmp_path / "given", "--scale", "0.05", "--quiet")
+    assert _entries(tmp_path / "given")[0]["import"]["bvh_scale"] == 0.05 and "given with --scale" in given.stdout
 
 
 @pytest.mark.realdata

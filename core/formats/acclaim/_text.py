@@ -60,19 +60,16 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-
-
-
-
 # Numbers parsed by numpy, exactly as float() reads them. A word ``[sign]digits[.digits][e[sign]digits]`` of at most 15
 # bytes has digits that make an integer S below 10**15 < 2**53 and a value S * 10**p; for |p| <= 22 both S and 10**|p|
 # are exact doubles, so the one product or quotient is correctly rounded: the very double float() gives (Clinger's fast
 # path). Anything else (longer words, far exponents, '_', 'inf', a name) goes to float() itself.
 #
 # Each word is read as its last 15 bytes and the byte after it: a window of 16 columns in two little-endian uint64 lanes
-# (columns 0-7 and 8-15, the word ending at column 14), tested eight bytes at a time, flags in each byte's high bit. The
-# first of the point, the 'e' and column 15 is taken out (the bytes before it move one column right) and the digits
-# after an 'e' are zeroed: the mantissa's digits, then zeros, then make S, its power of ten set by that column.
+# (columns 0-7 and 8-15, the word ending at column 14), tested eight bytes at a time, flags in each byte's high bit.
+# The digits after an 'e' are zeroed, and the first of the point, the 'e' and column 15 (the space after the word) is
+# taken out: the bytes before it move one column right. The 16 columns then read as S, the mantissa's digits followed
+# by zeros; the distance of the column taken out from column 15 is the power of ten that S is divided by.
 _WIDTH = 16  # columns in a window: a word of more than 15 bytes goes to float()
 _PADDING = np.full(_WIDTH, 32, dtype=np.uint8)
 _POWERS = 10.0 ** np.arange(23)  # exact doubles
@@ -129,7 +126,8 @@ def _parse_batch(lanes, codes, starts, ends):
     first = codes[starts + _WIDTH]
     negative = first == 45
     signed = negative | (first == 43)
-    words = [_Lane(x, inside[clipped], lead[clipped] * signed) for x, inside, lead in zip((lanes[ends + 1], lanes[ends + 9]), _INSIDE, _FIRST)]
+    words = [_Lane(x, inside[clipped], lead[clipped] * signed)
+             for x, inside, lead in zip((lanes[ends + 1], lanes[ends + 9]), _INSIDE, _FIRST)]
     before_e = _below_lowest(words[0].e, words[1].e | _LAST)  # the mantissa's columns
     digits = [word.digits & before for word, before in zip(words, before_e)]
     before = _below_lowest(words[0].point | words[0].e, words[1].point | words[1].e | _LAST)
@@ -164,12 +162,16 @@ class _Lane:
         self.others = inside ^ self.digit  # what is no digit
         self.digits = value & ((self.digit >> _SEVEN) * np.uint64(0xFF))
 
+    def taken(self, rows):
+        """This lane of the words ``rows`` only."""
+        lane = _Lane.__new__(_Lane)
+        lane.__dict__.update({name: value[rows] for name, value in self.__dict__.items() if name != "inside"})
+        return lane
+
 
 def _exponents(values, plain, rows, words, before_e, mantissa, power):
     """Sets ``values[rows]`` (words with an 'e', ``(k,)``) to mantissa * 10**(exponent - power) where the word is plain."""
-    lanes = [_Lane.__new__(_Lane) for _ in words]
-    for lane, word in zip(lanes, words):
-        lane.__dict__.update({name: value[rows] for name, value in word.__dict__.items()})
+    lanes = [word.taken(rows) for word in words]
     before = [b[rows] for b in before_e]
     after = [lane.e << _EIGHT for lane in lanes]  # the column after the 'e': a sign may stand there
     after[1] |= lanes[0].e >> _TOP

@@ -29,7 +29,7 @@ from ...errors import AcclaimError
 from ._text import decoded, normalized, padded_codes, parse_numbers, plural, read_bytes
 from .asf import ROTATIONS, AsfSkeleton
 
-_CHUNK_BYTES = 1 << 20  # frames parsed per pass: the work arrays stay a few MB, mostly in the cache
+_CHUNK_BYTES = 1 << 21  # frames parsed per pass: the work arrays stay a few MB, mostly in the cache
 _FAST_CHARS = b"0123456789+-.eE \t\n_abcdfghijklmnopqrstuvwxyzABCDFGHIJKLMNOPQRSTUVWXYZ"  # what the numpy path reads
 _FRAME_NUMBER = re.compile(r"[0-9]+")
 _FAR_BEYOND = 2.0 * np.pi  # radians past a limit that no capture reaches: the values are degrees
@@ -81,11 +81,11 @@ class _Pattern:
     is_name: np.ndarray  # (T,) which tokens are bone names
     breaks: np.ndarray  # (T,) which tokens start a line
     lengths: np.ndarray  # (N,) each name's length in bytes
-    names: tuple  # (K, N) uint64 lanes: the names' bytes, eight at a time (little-endian), and (K, N) masks of which are theirs
-    lines: tuple  # the same for each name's line as it most often starts: a newline, the name, a space
+    names: tuple  # (K, N) uint64 lanes of the names' bytes, eight at a time (little-endian), and (K, N) masks of theirs
+    lines: tuple  # the same for each bone line's start as it most often is: a newline, the name, a space
     columns: np.ndarray | slice  # (W,) the channel column of each value; a slice where they are all, in order
-    name_index: np.ndarray = None  # (N,) the positions of the names among a frame's tokens
-    value_index: np.ndarray = None  # (1 + W,) those of the frame number and the values
+    name_index: np.ndarray  # (N,) the positions of the names among a frame's tokens
+    value_index: np.ndarray  # (1 + W,) those of the frame number and the values
 
 
 class _Reader:
@@ -194,7 +194,8 @@ class _Reader:
         if np.array_equal(columns, np.arange(len(self.defaults))):
             columns = slice(None)
         return _Pattern(is_name, np.array(breaks), np.array([len(e) for e in encoded]), _lanes_of(encoded),
-                        _lanes_of([b"\n" + e + b" " for e in encoded]), columns, np.flatnonzero(is_name), np.flatnonzero(~is_name))
+                        _lanes_of([b"\n" + e + b" " for e in encoded]), columns, np.flatnonzero(is_name),
+                        np.flatnonzero(~is_name))
 
     def _chunk_end(self, start):
         """Where the chunk from ``start`` ends: at the start of a frame-number line some _CHUNK_BYTES on, or the file's end."""
@@ -223,8 +224,9 @@ class _Reader:
         count = len(starts) // width
         starts, ends = starts.reshape(count, width), ends.reshape(count, width)
         names = starts[:, pattern.name_index]
-        # Most often every bone line is a newline, its name and a space, and the only other lines are the frame numbers.
-        if not (_same_bytes(codes, names - 1, pattern.lines) and _plain_lines(chunk, codes, starts[:, 0], ends[-1, -1], count, pattern)):
+        # Most often every bone line starts with a newline, its name and a space, and the frame numbers are the other lines.
+        if not (_same_bytes(codes, names - 1, pattern.lines)
+                and _plain_lines(chunk, codes, starts[:, 0], ends[-1, -1], count, pattern)):
             if not np.array_equal(ends[:, pattern.name_index] - names, np.broadcast_to(pattern.lengths, names.shape)):
                 raise _NotFast
             if not _same_bytes(codes, names, pattern.names):
@@ -408,7 +410,7 @@ def _newlines(data, start):
 def _digits_only(codes, starts, ends):
     """Whether the words ``(n,)`` are plain digits, as a frame number must be (not '+5', '5.0' or '5e0')."""
     longest = int((ends - starts).max())
-    if longest > 18:
+    if longest > 16:  # beyond what the padding after the chunk covers
         return False
     window = codes[starts[:, None] + (_PAD + np.arange(longest))]
     return bool((((window - np.uint8(48)) < 10) | (np.arange(longest) >= (ends - starts)[:, None])).all())

@@ -5,11 +5,16 @@ the first file's scene stays open, so the composition is written onto its
 armature and exported.
 """
 
+import os
 import time
+from dataclasses import dataclass
+
+import numpy as np
 
 from ....bridge import clip_io, importers
 from ....core.compose import sequence
-from ....core.errors import LoopsmithError
+from ....core.errors import LoopsmithError, SyncError
+from ....core.music import beats as beat_tracking, keyposes, perform
 from ....files import interrupts
 from ... import engine_output
 from ...entries import error_entry
@@ -29,6 +34,77 @@ def pieces_and_junctions(paths, first_clip, others, options):
     return pieces, junctions
 
 
+@dataclass
+class Song:
+    """A song read for ``--music``: its path, its beats (song seconds), its length (s) and where the output starts in it (s)."""
+
+    path: object
+    beats: object
+    seconds: float
+    start: float
+
+
+@dataclass
+class Music:
+    """A performance synced to a song: the warped clip, the :class:`~....core.music.sync.Sync`, the song, the output's
+    start in the song (s), the beats on the output's clock (s) and the sync's numbers (:func:`....core.music.perform.measure_sync`)."""
+
+    clip: object
+    sync: object
+    song: Song
+    audio_start: float
+    beats: object
+    numbers: dict
+    bounds: tuple = perform.sync_module.MAX_STRETCH  # --max-stretch
+    audio: str = ""  # the song as the report's page finds it: its path from the report's folder
+
+
+def _read_audio(path):
+    """(mono float32 samples, rate) by Blender's audio library (bridge.audio), or the WAV reader where that is missing."""
+    try:
+        from ....bridge import audio
+    except ImportError:  # the bridge's reader is not in this build yet: WAV only
+        from ....core.music import audio as wav
+
+        return wav.read_wav(path)
+    return audio.read_audio(path)
+
+
+def read_song(options):
+    """The song of ``--music`` with its beats (None without): AudioError or NoSteadyBeat (one line) when it has none."""
+    if options.music is None:
+        return None
+    samples, rate = _read_audio(options.music)
+    found = beat_tracking.track_beats(samples, rate, str(options.music))
+    return Song(options.music, found, len(samples) / float(rate), float(options.music_start))
+
+
+def sync_to_song(clip, song, options, windows, name, loop=False, seconds=None):
+    """``clip`` (the composed performance) retimed to ``song``: a :class:`Music`. ``windows``: its junctions' (first, last)
+    frames, measured before and after; seconds: the longest the performance may last (besides the song's end)."""
+    times = song.beats.times - song.start
+    times = times[times >= -1e-9]
+    if len(times) < 2:
+        raise SyncError(f"{song.path} has fewer than two beats after --music-start {song.start:g}", clip=name)
+    limit = song.seconds - song.start if seconds is None else min(seconds, song.seconds - song.start)
+    start = song.start
+    if loop:  # the loop is whole bars from a beat: the song's first beat after the start leads, moved by the loop's phase
+        start, times = start + times[0], times - times[0]
+        limit -= times[0]
+    bounds = tuple(options.max_stretch)
+    found = keyposes.find_keyposes(clip)
+    warped, result = perform.sync_performance(clip, times, bounds, limit, perform.BEATS_PER_BAR if loop else None, name, found)
+    if loop:
+        lead = float(result.grid[result.grid >= -1e-9][0])
+        beat = float(np.median(np.diff(times)))
+        start = start - lead if start - lead >= 0.0 else start + beat - lead
+    beats_out = song.beats.times - start
+    beats_out = beats_out[(beats_out >= -1e-9) & (beats_out <= result.end + 1e-6)]
+    numbers = perform.measure_sync(clip, warped, result, windows, found)
+    page = (options.report.parent if getattr(options, "report", None) else options.out).resolve()
+    return Music(warped, result, song, float(start), beats_out, numbers, bounds, os.path.relpath(song.path.resolve(), page))
+
+
 def process(task, options, name, inputs):
     """Compose the task's files in order; one report entry (or one error entry naming the file at fault).
 
@@ -38,14 +114,17 @@ def process(task, options, name, inputs):
     paths = list(task)
     started = time.perf_counter()
     try:
+        song = read_song(options)  # no steady beat: fails here, before anything is read or written
         obj, clip, settings, header, others = importers.several_clips(paths, options)
         imported = time.perf_counter() - started
-        targets = engine_output.targets(options, name, paths[0], inputs)
+        targets = engine_output.targets(options, name, paths[0], [*inputs, *([str(song.path.resolve())] if song else [])])
         pieces, junctions = pieces_and_junctions(paths, clip, others, options)
         composed = sequence.compose(pieces, junctions, loop=options.loop, trim=options.trim, align=options.align)
-        clip_io.write_clip(obj, composed.clip, name, source_action=clip_io.require_action(obj), frame_range=True, cyclic=options.loop,
-                           cycles_travel=composed.travel_bone)
-        entry = report.composition_entry(paths, obj.name, targets, composed)
+        music = None if song is None else sync_to_song(composed.clip, song, options, [t.window for t in composed.transitions],
+                                                       f"the composition of {' + '.join(path.name for path in paths)}", options.loop)
+        clip_io.write_clip(obj, composed.clip if music is None else music.clip, name, source_action=clip_io.require_action(obj),
+                           frame_range=True, cyclic=options.loop, cycles_travel=composed.travel_bone)
+        entry = report.composition_entry(paths, obj.name, targets, composed, music=music)
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()

@@ -5,11 +5,45 @@ A, then B aligned to continue it, then C, each junction a transition.
 """
 
 import math
+import pathlib
 
 from ....core.transition import make
 from ...options import blend_seconds, frame, number, Renamed, UsageError
 
 MAX_FACE_DEGREES = 180.0  # --face turns either way at most half a turn: the sign says which way
+MAX_STRETCH = (0.8, 1.25)  # --max-stretch's default: the motion plays at 0.8x to 1.25x its captured speed
+STRETCH_BOUNDS = (0.5, 2.0)  # --max-stretch LOW and HIGH lie in these: beyond, a dance no longer looks like its capture
+MAX_MUSIC_START = 3600.0  # s: --music-start within the first hour of a song
+
+
+def add_music_arguments(parser):
+    """``--music SONG``, ``--max-stretch LOW HIGH`` and ``--music-start SECONDS`` (compose's and synth's)."""
+    parser.add_argument("--music", type=pathlib.Path, metavar="SONG",
+                        help="retime the performance so its keyposes land on the beats of this song (WAV, FLAC, OGG, MP3 or whatever "
+                             "Blender plays), ending on a beat; the song plays with it in the report and the .blend (default: none)")
+    parser.add_argument("--max-stretch", nargs=2, type=number(*STRETCH_BOUNDS), metavar=("LOW", "HIGH"),
+                        help=f"with --music: the slowest and fastest the motion may play, 1 as captured "
+                             f"(default: {MAX_STRETCH[0]:g} {MAX_STRETCH[1]:g})")
+    parser.add_argument("--music-start", type=number(0.0, MAX_MUSIC_START), metavar="SECONDS",
+                        help="with --music: the time in the song where the output's first frame plays (default: 0)")
+
+
+def check_music(options):
+    """UsageError for ``--max-stretch``/``--music-start`` without ``--music``, a song that is no file, or LOW not below
+    HIGH; fills the defaults."""
+    if options.music is None:
+        for flag, value in (("--max-stretch", options.max_stretch), ("--music-start", options.music_start)):
+            if value is not None:
+                raise UsageError(f"{flag} applies to --music (the song the performance is retimed to), and none is given")
+        return
+    if not options.music.is_file():
+        raise UsageError(f"--music {options.music}: no such file")
+    if options.max_stretch is None:
+        options.max_stretch = list(MAX_STRETCH)
+    low, high = options.max_stretch
+    if not low <= 1.0 <= high or low >= high:
+        raise UsageError(f"--max-stretch {low:g} {high:g}: LOW must be at most 1 and HIGH at least 1, LOW below HIGH")
+    options.music_start = options.music_start or 0.0
 
 
 def add_arguments(parser):
@@ -36,6 +70,7 @@ def add_arguments(parser):
                         help="blend length of every junction in seconds (default: chosen per junction)")
     parser.add_argument("--trim", action="store_true", help="cut idle frames (little motion) at each clip's start and end first")
     parser.add_argument("--no-align", dest="align", action="store_false", help="keep every clip where it stands instead of continuing the last")
+    add_music_arguments(parser)
 
 
 def check(options):
@@ -58,6 +93,7 @@ def check(options):
             raise UsageError(f"--junction {junction} {before} {after}: there is no junction {junction} "
                              f"(1-{junctions}{', the last closing the loop' if options.loop else ''})")
     _check_faces(options.face, count)
+    check_music(options)
     twice = [index for index in {index for index, _, _ in options.clip_range} if [k for k, _, _ in options.clip_range].count(index) > 1]
     if twice:
         raise UsageError(f"--clip-range is given twice for clip {twice[0]}")

@@ -4,7 +4,10 @@
 import html
 import pathlib
 
+import numpy as np
+
 from ....core.measure import verdict as verdicts
+from ....core.music import perform
 from ... import entries
 from ...contract import Row
 from ...html import charts, parts, player
@@ -32,7 +35,59 @@ def verdict(entry):
                                    numbers.get("floor_offset_m", 0.0), numbers.get("pelvis_offset_m", 0.0))
 
 
-def composition_entry(paths, armature, outputs, composed, source_of=None):
+def _ms(values):
+    return [round(float(value) * 1000.0, 1) for value in values]
+
+
+def music_verdict(block):
+    """The sync's verdict: keyposes on the beat (GOOD from 80% within a frame), the junctions' visibility and the toe skating
+    (per unit of input time) after the sync against before."""
+    concerns = () if block["on_beat_after"] >= perform.ON_BEAT_GOOD else (
+        f"only {block['on_beat_after']:.0%} of the keyposes land within a frame of a beat (GOOD from {perform.ON_BEAT_GOOD:.0%})",)
+    measures = [verdicts.Measure("junction visibility after the sync", max(block["visibility_after"], default=0.0),
+                                 max(max(block["visibility_before"], default=0.0), 1e-9)),
+                verdicts.Measure("toe skating after the sync", block["skating_after_per_input"], block["skating_before"], "m/s",
+                                 verdicts.NEGLIGIBLE_SKATING)]
+    return verdicts.judge(measures, concerns=concerns)
+
+
+def music_json(music):
+    """The entry's ``music`` block of a performance synced to a song (a compose job's ``Music``): times in seconds on the
+    output's clock (0 is its first frame), offsets in frames and milliseconds."""
+    result, numbers, fps = music.sync, music.numbers, music.sync.fps
+    before = perform.grid_offsets(np.array(numbers["keyposes_before"]), result.grid)
+    after = perform.grid_offsets(np.array(numbers["keyposes_after"]), result.grid)
+    step = max(1, len(result.stretch) // 400)
+    block = {"song": str(music.song.path.resolve()), "audio": music.audio, "audio_start_s": round(music.audio_start, 4),
+             "tempo_bpm": round(float(music.song.beats.tempo_bpm), 2), "confidence": round(float(music.song.beats.confidence), 3),
+             "beats": [round(float(b), 4) for b in music.beats], "grid": [round(float(g), 4) for g in result.grid if -1e-9 <= g <= result.end + 1e-6],
+             "ratio": result.ratio, "speed": round(result.speed, 4), "motion_bpm": round(result.motion_bpm, 2), "end_s": round(result.end, 4),
+             "max_stretch": [float(b) for b in music.bounds], "stretch_range": [round(v, 4) for v in numbers["stretch_range"]],
+             "stretch": [round(float(v), 4) for v in result.stretch[::step]], "stretch_step": step,
+             "offsets_before_frames": [round(float(v) * fps, 2) for v in before], "offsets_after_frames": [round(float(v) * fps, 2) for v in after],
+             "offsets_before_ms": _ms(before), "offsets_after_ms": _ms(after),
+             **{key: numbers[key] for key in ("keyposes_before", "keyposes_after", "windows_after")},
+             **{key: round(float(numbers[key]), 4) for key in ("on_beat_before", "on_beat_after", "on_beat_chance", "mean_stretch", "skating_before",
+                                                               "skating_after", "skating_after_per_input")},
+             "visibility_before": [round(float(v), 3) for v in numbers["visibility_before"]],
+             "visibility_after": [round(float(v), 3) for v in numbers["visibility_after"]]}
+    block["verdict"] = music_verdict(block).to_json()
+    return block
+
+
+def _played(entry, music):
+    """``entry``'s frames (segments, junctions) where the synced output plays them."""
+    def mapped(span):
+        return None if span is None else [int(v) for v in perform.output_frames(music.sync, span)]
+    for segment in entry["segments"]:
+        segment["output_frames"] = mapped(segment["output_frames"])
+    for transition in entry["transitions"]:
+        for key in ("window", "blend_span", "warp_span"):
+            transition[key] = mapped(transition.get(key))
+    entry["frames"], entry["frames_before_sync"] = int(music.clip.num_frames), entry["frames"]
+
+
+def composition_entry(paths, armature, outputs, composed, source_of=None, music=None):
     """The report of one composition (``composed``: a :class:`~....core.compose.sequence.Composition` of the files ``paths``).
 
     ``segments`` name each clip's frames shown (its own frame numbers) and
@@ -41,7 +96,8 @@ def composition_entry(paths, armature, outputs, composed, source_of=None):
     frames its blend made), ``window`` (every frame it changed, the legs
     re-solved around the blend included) and ``warp_span`` (its time warp's
     frames, or None). source_of(segment): the file a segment comes
-    from (default: the ``paths`` entry of its piece, as composed in the order given).
+    from (default: the ``paths`` entry of its piece, as composed in the order given). music: the performance synced to a song
+    (compose's job ``Music``): the frames are then the synced output's, and the entry has its ``music`` block (:func:`music_json`).
     """
     source_of = source_of or (lambda segment: paths[segment.piece])
     segments = [{"source": str(source_of(segment)), "range": [int(segment.source_first), int(segment.source_last)],
@@ -53,10 +109,17 @@ def composition_entry(paths, armature, outputs, composed, source_of=None):
         "composition": {"loop": bool(composed.loop), "numbers": {name: round(float(value), 4) for name, value in composed.numbers.items()},
                         "notes": list(composed.notes), "warnings": list(composed.warnings)},
         "segments": segments, "transitions": transitions,
-        "figure": player.figure_json(composed.clip, [mark for k, t in enumerate(transitions, 1) for mark in _marks(k, t)],
-                                     [(*s["output_frames"], pathlib.Path(s["source"]).name) for s in segments]),
     }
-    return entries.judged(entry, verdict(entry))
+    if music is not None:
+        _played(entry, music)
+        entry["music"] = music_json(music)
+    entry["figure"] = player.figure_json(composed.clip if music is None else music.clip,
+                                         [mark for k, t in enumerate(transitions, 1) for mark in _marks(k, t)],
+                                         [(*s["output_frames"], pathlib.Path(s["source"]).name) for s in segments])
+    if music is not None:
+        entry["figure"].update(audio=music.audio, audio_start=round(music.audio_start, 4), beats=entry["music"]["beats"])
+    entry = entries.judged(entry, verdict(entry))
+    return entries.worsened(entry, music_verdict(entry["music"])) if music is not None else entry
 
 
 def composition_svg(entry, width=560, row=22):
@@ -116,6 +179,68 @@ def _frames(span):
     return f"frames {span[0]}-{span[1]}"
 
 
+BEAT, BEFORE, AFTER = "#bbb", "#e08a2c", "#2c6fe0"
+
+
+def beats_svg(music, width=560):
+    """The beats (grey lines) against the keyposes before the sync (played as captured, top row) and after (bottom row)."""
+    end = max(music["end_s"], max(music["keyposes_before"], default=0.0), 1e-3)
+    chart = charts.Chart("beats and keyposes", (0.0, end), (0.0, 2.0), "time in the output (s)", "", width=width, height=120)
+    for beat in music["beats"]:
+        chart.parts.append(f'<line class="beat" x1="{chart.x(beat):.1f}" x2="{chart.x(beat):.1f}" y1="{chart.TOP}" '
+                           f'y2="{chart.TOP + chart.plot_height}" stroke="{BEAT}"/>')
+    for row, key, colour in ((1.5, "keyposes_before", BEFORE), (0.5, "keyposes_after", AFTER)):
+        chart.parts.extend(f'<circle class="{key.replace("_", "-")}" cx="{chart.x(t):.1f}" cy="{chart.y(row):.1f}" r="3.5" fill="{colour}">'
+                           f'<title>{t:.3f} s</title></circle>' for t in music[key] if t <= end)
+    return chart.svg(y_axis=False) + charts.legend([(BEAT, "a beat", "line"), (BEFORE, "keypose before the sync (as captured)", "bar"),
+                                                    (AFTER, "keypose after the sync", "bar")])
+
+
+def offsets_svg(music, width=560, bins=20):
+    """Histogram of the keyposes' offsets from the nearest beat (ms), before and after the sync."""
+    half = 500.0 * (music["beats"][1] - music["beats"][0]) if len(music["beats"]) > 1 else 250.0
+    edges = np.linspace(-half, half, bins + 1)
+    counts = {key: np.histogram(np.clip(music[key], -half, half), edges)[0] for key in ("offsets_before_ms", "offsets_after_ms")}
+    top = max(1, *(int(c.max()) for c in counts.values()))
+    chart = charts.Chart("offsets from the beat", (-half, half), (0.0, top), "keypose minus the nearest beat (ms)", "keyposes", width=width, height=200)
+    bar = chart.plot_width / bins / 2
+    for shift, (key, colour) in enumerate((("offsets_before_ms", BEFORE), ("offsets_after_ms", AFTER))):
+        for left, count in zip(edges[:-1], counts[key]):
+            x, y = chart.x(left) + shift * bar, chart.y(count)
+            chart.parts.append(f'<rect class="{key.replace("_", "-")}" x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" '
+                               f'height="{chart.y(0) - y:.1f}" fill="{colour}"><title>{count}</title></rect>')
+    return chart.svg() + charts.legend([(BEFORE, "before the sync", "bar"), (AFTER, "after the sync", "bar")])
+
+
+def stretch_svg(music, fps, width=560):
+    """The stretch (the motion's speed, 1 as captured) over the output's time, with the bounds."""
+    values = music["stretch"]
+    low, high = music["max_stretch"]
+    chart = charts.Chart("stretch over time", (0.0, max(music["end_s"], 1e-3)), (min(low, 1.0) - 0.05, max(high, 1.0) + 0.05),
+                         "time in the output (s)", "speed (1: as captured)", width=width, height=200)
+    chart.polyline([k * music["stretch_step"] / fps for k in range(len(values))], values, AFTER, "stretch")
+    chart.level(low, "#999", f"--max-stretch {low:g}")
+    chart.level(high, "#999", f"{high:g}")
+    return chart.svg()
+
+
+def music_section(entry):
+    """The sync's part of the section: the numbers, the beats against the keyposes, the offsets and the stretch."""
+    music = entry["music"]
+    visibility = ", ".join(f"{a:.2f} &rarr; {b:.2f}" for a, b in zip(music["visibility_before"], music["visibility_after"]))
+    facts = (f'<p>Synced to <code>{html.escape(pathlib.Path(music["song"]).name)}</code> from {music["audio_start_s"]:g} s: '
+             f'{music["tempo_bpm"]:g} BPM, {music["ratio"]:g} keypose(s) per beat (the motion {music["motion_bpm"]:g} per minute), '
+             f'speed {music["stretch_range"][0]:.2f}-{music["stretch_range"][1]:.2f}x (allowed {music["max_stretch"][0]:g}-'
+             f'{music["max_stretch"][1]:g}). Keyposes within a frame of a beat: {music["on_beat_before"]:.0%} before (chance '
+             f'{music["on_beat_chance"]:.0%}), <b>{music["on_beat_after"]:.0%}</b> after: <b>{music["verdict"]["word"]}</b>. '
+             f'Junction visibility {visibility or "-"}; toe skating {music["skating_before"]:.3f} &rarr; '
+             f'{music["skating_after_per_input"]:.3f} m/s per input second.</p>')
+    figures = [parts.figure("The beats against the keyposes, before and after the sync", beats_svg(music)),
+               parts.figure("Offsets of the keyposes from the nearest beat", offsets_svg(music)),
+               parts.figure("The stretch over time", stretch_svg(music, entry["fps"]))]
+    return f'{facts}<div class="figures">{"".join(figures)}</div>'
+
+
 def section(entry):
     """The composition's section: facts, verdict, the performance playing, its timeline, segments and junctions."""
     composition = entry["composition"]
@@ -129,5 +254,6 @@ def section(entry):
         figures.insert(0, parts.figure("The performance playing (the clip's name below; pink while a junction blends)",
                                        player.player_html(entry["figure"])))
     return (f'{facts}{parts.verdict_html(entry)}<div class="figures">{"".join(figures)}</div>'
+            f'{music_section(entry) if entry.get("music") else ""}'
             f'<div class="figures"><div><p>Segments:</p><ol>{segments}</ol></div><div><p>Junctions:</p><ol>{_junction_items(entry)}</ol></div></div>'
             f'{f"<details><summary>Notes</summary><ul>{notes}</ul></details>" if notes else ""}')

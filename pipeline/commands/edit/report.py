@@ -91,12 +91,14 @@ def edit_entry(path, other, armature, outputs, edited, seconds, source):
 
 
 def edit_sharpness(entry):
-    """An edit entry's sharpest frame against its inputs' (``1.28 (input 1.76)``), or "-" for edits that do not measure one."""
+    """An edit entry's sharpest frame against its inputs' (``sharpest frame 1.28 (input 1.76)``); for edits that do not
+    measure one, their first numbers in words (``frame rate 60 fps, the input's frame rate 30 fps``)."""
     numbers = entry["edit"]["numbers"]
     for result, own, *_ in measure.JUDGED[:3]:
         if result in numbers and own in numbers:
             return f"sharpest frame {numbers[result]:.2f} (input {numbers[own]:.2f})"
-    return "-"
+    shown = [(LABELS.get(name, (name.replace("_", " "), "")), value) for name, value in list(numbers.items())[:2]]
+    return ", ".join(f"{label} {value:g}{f' {unit}' if unit else ''}" for (label, unit), value in shown) or "-"
 
 
 def title(entry):

@@ -7,6 +7,7 @@ from ....core.errors import GraphError
 from ....core.formats import graph_json
 from ....core.graph import path_via, random_walk
 from ...options import number, UsageError
+from ..compose.options import add_music_arguments, check_music
 
 MIN_SECONDS, MAX_SECONDS = 1.0, 600.0  # a transition's blend lasts up to 1 s; synth renders about a second of motion per second
 MAX_SEED = 10 ** 9
@@ -43,6 +44,7 @@ def add_arguments(parser):
                         help="visit these clips in order by the shortest path (a clip's file name, or a word in it: walk run bow) "
                              "(default: a random walk, --seed)")
     parser.add_argument("--name", default="synthesis", help="the output's name: FOLDER/NAME.<format>")
+    add_music_arguments(parser)
 
 
 def check(options):
@@ -62,6 +64,7 @@ def check(options):
     if options.via and options.seed is not None:
         raise UsageError("--seed draws a random walk, --via takes the quickest path through its clips: give one of them")
     options.seed = options.seed or 0
+    check_music(options)
     try:  # synthesis draws this walk again (and again without a transition that shows): a walk that cannot be made stops here
         path_via(graph, options.via, options.seconds) if options.via else random_walk(graph, options.seconds, options.seed)
     except GraphError as error:

@@ -1,0 +1,168 @@
+"""A composed performance retimed to a song: its keyposes on the beats, its junctions as good as before.
+
+:func:`sync_performance` finds the keyposes of the performance as composed, warps it with
+:func:`.sync.sync_to_beats` (or, for a loop, a warp that plays the whole cycle in a whole number of bars) and
+samples it with :func:`.sync.warp_clip`. :func:`measure_sync` gives the numbers a report shows of it: the share
+of keyposes on the beat grid before and after, the stretch, and each junction's visibility and the toe skating
+before and after the warp. Times are seconds on the song's clock (output time 0 is the output's first frame);
+frames are 0-based indices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..errors import SyncError
+from ..measure import edit as edit_measure, transition as transition_measure
+from ..motion.clip import Clip
+from . import keyposes as keyposes_module, sync as sync_module
+
+BEATS_PER_BAR = sync_module.BEATS_PER_BAR
+ON_BEAT_GOOD = 0.8  # share of keyposes within a frame of the grid that is GOOD
+WINDOW_MARGIN = 3  # frames either side of a junction's window that its visibility reads
+
+
+def _cycle_anchors(anchors, cycle_in, cycle_out, max_stretch):
+    """Output times ``(A,)`` of ``anchors (A, 2)`` whose first is (0, 0) and last (cycle_out, cycle_in), each moved just
+    enough that every slope lies in ``max_stretch`` while both ends stay put (the feasible interval of each, from both ends)."""
+    x, y = anchors[:, 0].copy(), anchors[:, 1]
+    low, high = max_stretch
+    rise = np.diff(y)
+    # From the end: the latest and earliest each anchor may be and still reach the fixed end within the bounds.
+    latest = cycle_out - np.concatenate([np.cumsum((rise / high)[::-1])[::-1], [0.0]])
+    earliest = cycle_out - np.concatenate([np.cumsum((rise / low)[::-1])[::-1], [0.0]])
+    for k in range(1, len(x)):  # over anchors: each move depends on the one before
+        lo, hi = max(x[k - 1] + rise[k - 1] / high, earliest[k]), min(x[k - 1] + rise[k - 1] / low, latest[k])
+        x[k] = np.clip(x[k], lo, max(lo, hi))
+    x[-1] = cycle_out
+    return x
+
+
+def _phase(keys, strength, spacing):
+    """The time in ``[0, spacing)`` the keyposes ``keys (K,)`` (output seconds) fall on most, modulo ``spacing``: their
+    circular mean, weighted by ``strength (K,)``."""
+    angle = 2.0 * np.pi * keys / spacing
+    mean = np.angle(np.sum(strength * np.exp(1j * angle)))
+    return float((mean % (2.0 * np.pi)) / (2.0 * np.pi) * spacing)
+
+
+def _loop_sync(keys, strength, beats, duration, fps, max_stretch, seconds, per_bar, name):
+    """:func:`.sync.sync_to_beats` for a loop: the whole cycle (input 0 to ``duration``) in a whole number of bars, the warp's
+    slope the same at both ends so the wrap keeps its speed. The beats (from 0) are moved later by up to a beat, to where
+    the keyposes fall when the cycle plays at its mean speed: the returned grid is where they play in the output."""
+    beat = float(np.median(np.diff(beats)))
+    ratio, speed = sync_module.choose_ratio(60.0 / float(np.median(np.diff(keys))), sync_module.song_tempo(beats), max_stretch, name)
+    most = sync_module.loop_beats(beats, seconds if seconds is not None else beats[-1], per_bar) // per_bar
+    if most < 1:
+        raise SyncError(f"the song holds no whole bar of {per_bar} beats to loop {name} over", clip=name)
+    fits = [n for n in range(1, most + 1) if max_stretch[0] <= duration / (n * per_bar * beat) <= max_stretch[1]]
+    bars = min(fits, key=lambda n: abs(np.log(duration / (n * per_bar * beat) / speed)), default=None)
+    if bars is None:
+        need = duration / (max(1, min(most, round(duration / speed / (beat * per_bar)))) * per_bar * beat)
+        raise SyncError(f"{name} would need {need:.3g}x to loop in whole bars; --max-stretch allows {max_stretch[0]:g}-{max_stretch[1]:g}x",
+                        clip=name, stretch=need)
+    cycle_out = round(bars * per_bar * beat * fps) / fps  # a whole number of frames: the loop repeats in step
+    phase = _phase(keys * cycle_out / duration, strength, beat / max(ratio, 1.0))
+    shifted = np.concatenate([[phase - beat], beats - beats[0] + phase])
+    found = sync_module.sync_to_beats(keys, shifted[shifted >= 0.0], duration, fps, max_stretch, None, strength, name)
+    found.grid = sync_module.beat_grid(shifted, ratio)[0]
+    inner = found.anchors[(found.anchors[:, 0] > 1e-9) & (found.anchors[:, 0] < cycle_out - 1e-9)
+                          & (found.anchors[:, 1] > 1e-9) & (found.anchors[:, 1] < duration - 1e-9)]
+    anchors = np.concatenate([[[0.0, 0.0]], inner, [[cycle_out, duration]]])
+    x = _cycle_anchors(anchors, duration, cycle_out, max_stretch)
+    # One anchor either side from the other end of the cycle: the knot slopes at 0 and at the end come out equal.
+    warp = sync_module.monotone_warp(np.concatenate([[x[-2] - cycle_out], x, [x[1] + cycle_out]]),
+                                     np.concatenate([[anchors[-2, 1] - duration], anchors[:, 1], [anchors[1, 1] + duration]]), max_stretch)
+    count = int(round(cycle_out * fps)) + 1
+    input_times, stretch = warp(np.arange(count) / fps)
+    input_times[-1] = duration
+    dense = np.arange((count - 1) * sync_module.OVERSAMPLING + 1) / (fps * sync_module.OVERSAMPLING)
+    played = np.interp(keys[keys <= duration], warp(dense)[0], dense)
+    return replace(found, input_times=np.clip(input_times, 0.0, duration), stretch=stretch, anchors=np.stack([x, anchors[:, 1]], 1),
+                   matched=np.where(np.isnan(found.matched), np.nan, np.interp(keys, anchors[:, 1], x)), end=cycle_out,
+                   offsets_after=grid_offsets(played, found.grid))
+
+
+def grid_offsets(times, grid):
+    """Each of ``times (n,)`` minus the nearest of ``grid (M,)``."""
+    grid = np.sort(np.asarray(grid, dtype=float))
+    if not len(times) or not len(grid):
+        return np.zeros(0)
+    nearest = np.abs(np.asarray(times)[:, None] - grid[None, :]).argmin(axis=1)
+    return np.asarray(times) - grid[nearest]
+
+
+def sync_performance(clip: Clip, beats: np.ndarray, max_stretch: tuple[float, float] = sync_module.MAX_STRETCH,
+                     seconds: float | None = None, loop_bars: int | None = None, name: str = "the performance",
+                     found: keyposes_module.Keyposes | None = None) -> tuple[Clip, sync_module.Sync]:
+    """``clip`` (a composed performance) retimed so its keyposes land on ``beats (N,)`` (seconds from its first frame):
+    ``(warped clip, Sync)``.
+
+    The performance ends on a beat at or before ``seconds`` (None: the last beat, that is the song's end). loop_bars:
+    beats per bar for a loop (``clip`` a CLAMP loop whose last frame closes the cycle): the beats must start at 0 and the
+    whole cycle plays in a whole number of bars. found: the clip's keyposes when known. SyncError naming ``name`` and the
+    stretch it would need when the tempos cannot meet inside ``max_stretch``.
+    """
+    found = keyposes_module.find_keyposes(clip) if found is None else found
+    beats = np.asarray(beats, dtype=float)
+    keys, strength, duration = found.seconds, found.strength, float(clip.duration)
+    if loop_bars:
+        if len(keys) < 2 or len(beats) < 2:
+            raise SyncError(f"{name} has too few keyposes or the song too few beats to sync", clip=name)
+        result = _loop_sync(keys, strength, beats, duration, clip.fps, max_stretch, seconds, int(loop_bars), name)
+    else:
+        result = sync_module.sync_to_beats(keys, beats, duration, clip.fps, max_stretch, seconds, strength, name)
+    return sync_module.warp_clip(clip, result.input_times), result
+
+
+def output_frames(result: sync_module.Sync, frames: np.ndarray) -> np.ndarray:
+    """The warped output's frame ``(n,)`` that plays each input frame of ``frames (n,)``: the first at or after it (clipped)."""
+    index = np.searchsorted(result.input_frames, np.asarray(frames, dtype=float) - 1e-6)
+    return np.clip(index, 0, len(result.input_frames) - 1)
+
+
+def junction_visibility(clip: Clip, windows: list) -> list[float]:
+    """Per junction window ``(first, last)`` (0-based frames of ``clip``): the worst acceleration over its frames (and
+    :data:`WINDOW_MARGIN` either side) against the clip's own 95th percentile per joint; 1 is as sharp as the performance's
+    typical motion. Measured the same way before and after a warp, each against its own clip."""
+    positions = transition_measure.clip_positions(clip, clip.bone_names)
+    reference = edit_measure.acceleration_reference(positions, dt=clip.dt)
+    values = []
+    for first, last in windows:  # a few junctions
+        low, high = max(int(first) - WINDOW_MARGIN, 0), min(int(last) + WINDOW_MARGIN + 1, clip.num_frames)
+        values.append(edit_measure.worst_frame(positions[low:high], clip.dt, reference) if high - low >= 3 else 0.0)
+    return values
+
+
+def measure_sync(clip: Clip, warped: Clip, result: sync_module.Sync, windows: list, found: keyposes_module.Keyposes | None = None,
+                 found_after: keyposes_module.Keyposes | None = None) -> dict:
+    """The sync's numbers: keyposes on the grid (within one frame) before (as composed, from 0) and after (found again in
+    ``warped``), the chance level of the grid, the stretch's range, each junction's visibility (``windows``: ``(first, last)``
+    frames of ``clip``) before, after, and played uniformly at the sync's mean speed (``visibility_uniform``: resampling's own
+    share of any change), and toe skating before and after (after also per unit of input time: over the mean
+    stretch). Plain floats and lists."""
+    found = keyposes_module.find_keyposes(clip) if found is None else found
+    found_after = keyposes_module.find_keyposes(warped) if found_after is None else found_after
+    frame = 1.0 / clip.fps
+    reach = found.seconds[found.seconds <= result.input_times[-1] + 1e-9]
+    spacing = float(np.median(np.diff(result.grid))) if len(result.grid) > 1 else 1.0
+    after_windows = [tuple(int(f) for f in output_frames(result, window)) for window in windows]
+    skating, source_skating = edit_measure.retimed_skating(clip, warped, result.input_frames)
+    mean_stretch = float(np.mean(result.stretch))
+    # The same performance played at the sync's mean speed throughout: what resampling alone does to the measure.
+    uniform = sync_module.warp_clip(clip, np.arange(len(result.input_times)) / clip.fps * mean_stretch)
+    uniform_windows = [tuple(int(round(f / mean_stretch)) for f in window) for window in windows]
+    return {
+        "on_beat_before": sync_module.on_beat_fraction(reach, result.grid, frame),
+        "on_beat_after": sync_module.on_beat_fraction(found_after.seconds, result.grid, frame),
+        "on_beat_chance": min(1.0, 2.0 * frame / spacing),
+        "keyposes_before": [round(float(t), 4) for t in reach], "keyposes_after": [round(float(t), 4) for t in found_after.seconds],
+        "stretch_range": [float(result.stretch.min()), float(result.stretch.max())], "mean_stretch": mean_stretch,
+        "visibility_before": junction_visibility(clip, windows), "visibility_after": junction_visibility(warped, after_windows),
+        "windows_after": [list(window) for window in after_windows],
+        "visibility_uniform": junction_visibility(uniform, uniform_windows),
+        "skating_before": float(source_skating), "skating_after": float(skating),
+        "skating_after_per_input": float(skating) / max(mean_stretch, 1e-9),
+    }

@@ -1,0 +1,120 @@
+"""beats's report: the entry of one song, its row in the summaries and its section of the page (the onset envelope with
+the beats, the song playing with the beats flashing)."""
+
+import base64
+import html
+import json
+import os
+import pathlib
+
+import numpy as np
+
+from ....core.measure import verdict as verdicts
+from ... import entries
+from ...contract import Row
+from ...html import parts
+from ...html.charts import Chart, legend, LOOP, SEAM
+
+GOOD_CONFIDENCE = 0.55  # periodicity at the tempo: music reaches 0.6-0.85; below this the beat is weak or changes
+PLOT_POINTS = 1600  # envelope points kept for the chart: a longer envelope keeps each stretch's peak
+EMBED_BYTES = 20 * 2 ** 20  # a song up to this size plays from the page itself; a larger one is linked beside it
+MIME = {".wav": "audio/wav", ".wave": "audio/wav", ".ogg": "audio/ogg", ".oga": "audio/ogg", ".opus": "audio/ogg", ".flac": "audio/flac",
+        ".mp3": "audio/mpeg", ".mp2": "audio/mpeg", ".m4a": "audio/mp4", ".aac": "audio/aac", ".ac3": "audio/ac3", ".eac3": "audio/eac3",
+        ".wma": "audio/x-ms-wma", ".aif": "audio/aiff", ".aiff": "audio/aiff", ".mka": "audio/x-matroska"}
+SCRIPT = (pathlib.Path(__file__).resolve().parents[2] / "html" / "beats.js").read_text(encoding="utf-8")
+
+
+def _envelope(values, frame_rate):
+    """The onset envelope for the chart: ``{"step_s", "values"}``, at most :data:`PLOT_POINTS` values (each the peak of
+    the frames it stands for), to 2 decimals."""
+    values = np.asarray(values, float)
+    pool = max(1, int(np.ceil(len(values) / PLOT_POINTS)))
+    padded = np.pad(values, (0, -len(values) % pool))
+    return {"step_s": round(pool / frame_rate, 6), "values": entries.rounded(padded.reshape(-1, pool).max(axis=1), 2)}
+
+
+def judge(entry, confidence):
+    """The verdict: GOOD for a steady beat found with a confidence of :data:`GOOD_CONFIDENCE` or more, else CHECK."""
+    concerns = () if confidence >= GOOD_CONFIDENCE else (
+        f"beat confidence {confidence:.2f} is below {GOOD_CONFIDENCE:g}: a weak or changing beat (listen to the beats flashing)",)
+    return entries.judged(entry, verdicts.judge([], concerns=concerns))
+
+
+def beats_entry(path, song, beats, targets, page_folder):
+    """The report of the beats of the song at ``path`` (``song``: :class:`~...bridge.audio.Audio`; ``beats``:
+    :class:`~...core.music.beats.Beats`) written to ``targets``; ``page_folder``: where the report page goes."""
+    duration = len(beats.envelope) / beats.frame_rate
+    music = {"tempo_bpm": round(float(beats.tempo_bpm), 2), "beats": entries.rounded(beats.times, 3),
+             "confidence": round(float(beats.confidence), 3), "duration_s": round(duration, 3),
+             "rate": int(song.rate) if float(song.rate).is_integer() else round(float(song.rate), 3)}
+    entry = {"file": str(path), "armature": "", "status": "ok", "outputs": [str(target) for target in targets], "seconds": 0.0,
+             "music": music, "envelope": _envelope(beats.envelope, beats.frame_rate), "reader": song.reader,
+             "audio": {"path": str(pathlib.Path(path).resolve()), "href": _relative(path, page_folder)}}
+    return judge(entry, music["confidence"])
+
+
+def _relative(path, folder):
+    """``path`` relative to ``folder`` as a URL path (forward slashes), or its absolute file:// URL on another drive."""
+    try:
+        return pathlib.Path(os.path.relpath(pathlib.Path(path).resolve(), folder)).as_posix()
+    except ValueError:
+        return pathlib.Path(path).resolve().as_uri()
+
+
+def row(entry):
+    music = entry["music"]
+    return Row(f"{len(music['beats'])} beats over {music['duration_s']:.1f} s", f"{music['tempo_bpm']:.1f} BPM",
+               f"confidence {music['confidence']:.2f}")
+
+
+def _chart(entry):
+    """The onset envelope over time with the beats marked, and a playhead the script moves."""
+    music, envelope = entry["music"], entry["envelope"]
+    values = envelope["values"]
+    times = [k * envelope["step_s"] for k in range(len(values))]
+    top = max(max(values, default=0.0), 1e-3) * 1.05
+    chart = Chart("onset envelope with the beats", (0.0, max(music["duration_s"], 1e-3)), (0.0, top), "time (s)", "onset strength (dB)",
+                  width=720)
+    ys = (chart.TOP, chart.TOP + chart.plot_height)
+    beats = " ".join(f"M{chart.x(t):.1f} {ys[0]}V{ys[1]}" for t in music["beats"])
+    chart.parts.append(f'<path class="beat-marks" d="{beats}" stroke="{SEAM}" stroke-width="1" stroke-opacity="0.55" fill="none"/>')
+    chart.polyline(times, values, LOOP, "envelope", width=1.0)
+    chart.parts.append(f'<line class="playhead" x1="{chart.LEFT}" x2="{chart.LEFT}" y1="{ys[0]}" y2="{ys[1]}" stroke="#222" '
+                       f'stroke-width="1.5" visibility="hidden" data-left="{chart.LEFT}" data-width="{chart.plot_width}" '
+                       f'data-seconds="{chart.x_range[1]:g}"/>')
+    return chart.svg()
+
+
+def _audio_source(entry):
+    """The ``src`` of the song's ``<audio>``: the file itself as a data: URI when it is at most :data:`EMBED_BYTES`, else
+    its path relative to the page; and a note on which."""
+    audio = entry.get("audio") or {}
+    path = pathlib.Path(audio.get("path") or entry["file"])
+    mime = MIME.get(path.suffix.lower(), "audio/wav")
+    try:
+        if path.stat().st_size <= EMBED_BYTES:
+            return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}", "embedded in this page"
+    except OSError:
+        return audio.get("href") or path.as_uri(), "linked (it could not be read when this page was written)"
+    return audio.get("href") or path.as_uri(), f"linked beside the page (over {EMBED_BYTES // 2 ** 20} MB)"
+
+
+def section(entry):
+    """The song's section: facts, verdict, the envelope with the beats, the song playing with the beats flashing."""
+    music = entry["music"]
+    source, how = _audio_source(entry)
+    beats = music["beats"]
+    first = f", the first at {beats[0]:.3f} s" if beats else ""
+    facts = (f"<p>{music['tempo_bpm']:.1f} BPM: {len(beats)} beats over {music['duration_s']:.1f} s{first} "
+             f"(confidence {music['confidence']:.2f}; {music['rate']:g} Hz). {parts.outputs_html(entry)}</p>")
+    data = json.dumps(beats, separators=(",", ":"))
+    player = (f'<div class="beats-player"><script type="application/json" class="beat-times">{data}</script>'
+              f'<div style="display:flex;align-items:center;gap:10px"><audio class="song" controls preload="auto" '
+              f'src="{html.escape(source)}"></audio><span class="beat-flash" title="flashes on every beat" style="display:inline-block;'
+              f'width:28px;height:28px;border-radius:50%;background:#ddd;transition:background 60ms"></span>'
+              f'<span class="beat-count" style="font-size:12px;color:#555"></span></div>'
+              f'<div class="beat-chart">{_chart(entry)}</div>'
+              f'{legend([(LOOP, "onset envelope", "line"), (SEAM, "beats", "line")])}</div>')
+    figure = parts.figure(f"The onset envelope (spectral flux, dB) over time, the {len(beats)} beats marked; the song ({how}) "
+                          "plays with the beats flashing and the playhead moving.", player)
+    return f'{facts}{parts.verdict_html(entry)}<div class="figures">{figure}</div><script>{SCRIPT}</script>'
