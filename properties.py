@@ -459,6 +459,68 @@ GRAPH_TEXT = "loopsmith_graph.json"  # the Text data-block that holds the file's
 SYNTH_NAMES = tuple(synth_properties())
 
 
+# Sync to Music (its settings live with the Sequence's, in whose panel it is)
+
+MUSIC_SOURCE_ITEMS = (
+    ("STRIP", "Sound Strip", "A sound strip in the scene's sequencer: the action is synced to the song where the strip plays it"),
+    ("FILE", "File", "A song file: added to the sequencer as a sound strip from the action's first frame"),
+)
+
+
+def _sound_strip_names(self, context, edit_text):
+    """Names of the sound strips in the scene's sequencer (the Strip field's suggestions)."""
+    editor = context.scene.sequence_editor if context.scene else None
+    if editor is None:
+        return []
+    strips = editor.strips if hasattr(editor, "strips") else editor.sequences  # 5.0, else 4.2 / 4.5
+    text = edit_text.lower()
+    return [strip.name for strip in strips if strip.type == "SOUND" and text in strip.name.lower()]
+
+
+def music_properties() -> dict:
+    """Fresh definitions of Sync to Music's parameters (times in seconds, stretches as speeds: 1 plays as captured)."""
+    return {
+        "music_source": EnumProperty(name="Song", description="Where the song comes from", items=MUSIC_SOURCE_ITEMS, default="STRIP"),
+        "music_strip": StringProperty(name="Strip", description="The sound strip to sync to; empty: the first sound strip in the sequencer",
+                                      search=_sound_strip_names, search_options={"SORT"}),
+        "music_file": StringProperty(name="File", description="The song to sync to: any audio Blender plays (WAV, FLAC, OGG, MP3...)",
+                                     subtype="FILE_PATH"),
+        "music_start": FloatProperty(name="Music Start", description="Seconds into the song that play on the action's first frame "
+                                     "(a file; a strip's place in the sequencer sets its own)", default=0.0, min=0.0, soft_max=600.0,
+                                     subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE"),
+        "max_stretch_low": FloatProperty(name="Slowest", description="The slowest the action may play anywhere (1: as captured)",
+                                         default=0.8, min=0.25, max=1.0),
+        "max_stretch_high": FloatProperty(name="Fastest", description="The fastest the action may play anywhere (1: as captured)",
+                                          default=1.25, min=1.0, max=4.0),
+        "loop_bars": IntProperty(name="Loop Bar Beats", description="Make a loop of whole bars of this many beats (of a looping action); "
+                                 "0: no loop", default=0, min=0, max=16),
+    }
+
+
+class LoopsmithMusicSync(bpy.types.PropertyGroup):
+    """The last Sync to Music: the song's tempo and how the new action's keyposes meet its beats."""
+
+    __annotations__ = {
+        "valid": BoolProperty(default=False),
+        "action": StringProperty(name="Action", description="The synced action"),
+        "song": StringProperty(name="Song", description="The strip or file it was synced to"),
+        "tempo_bpm": FloatProperty(name="Tempo", description="The song's tempo, beats per minute"),
+        "ratio": FloatProperty(name="Keyposes per Beat", description="Keyposes put on each beat (1, 0.5: one per two beats, 2: on beats "
+                               "and half beats)"),
+        "speed": FloatProperty(name="Speed", description="The overall speed the tempos asked (1: as captured)"),
+        "stretch_low": FloatProperty(name="Slowest", description="The slowest the synced action plays"),
+        "stretch_high": FloatProperty(name="Fastest", description="The fastest the synced action plays"),
+        "on_beat_before": FloatProperty(name="On the Beat Before", description="Share of the keyposes within a frame of a beat before the sync"),
+        "on_beat_after": FloatProperty(name="On the Beat", description="Share of the keyposes within a frame of a beat after the sync"),
+        "on_beat_chance": FloatProperty(name="Chance", description="The share a motion would reach by chance"),
+        "song_start": FloatProperty(name="Song Start", description="Seconds into the song on the synced action's first frame"),
+        "verdict": StringProperty(name="Verdict"),
+    }
+
+
+MUSIC_NAMES = tuple(music_properties())
+
+
 # The Sequence list that Compose strings together
 
 class LoopsmithSequenceEntry(bpy.types.PropertyGroup):
@@ -493,6 +555,9 @@ class SequenceSettings:
         "junction_points": CollectionProperty(type=LoopsmithTransitionPoint),
         "active_junction_point": IntProperty(name="Junction Point", default=-1),
         "junction_points_entry": IntProperty(default=-1),
+        # Sync to Music: its parameters and its last result.
+        **music_properties(),
+        "music_sync": PointerProperty(type=LoopsmithMusicSync),
     }
 
 
@@ -502,7 +567,8 @@ class LoopsmithSettings(SequenceSettings, GraphSettings, ComposeSettings, Engine
     """Loopsmith's per-scene settings."""
 
 
-classes = (LoopsmithCandidate, LoopsmithTransitionPoint, LoopsmithResult, LoopsmithSequenceEntry, LoopsmithSettings)
+classes = (LoopsmithCandidate, LoopsmithTransitionPoint, LoopsmithResult, LoopsmithSequenceEntry, LoopsmithMusicSync,
+           LoopsmithSettings)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

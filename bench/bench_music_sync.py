@@ -51,9 +51,9 @@ def main():
         plain, composed = _best(lambda: sequence.compose(pieces), repeat)
 
         def synced():
-            found = keyposes.find_keyposes(composed.clip)
-            warped, result = perform.sync_performance(composed.clip, BEATS, seconds=None, name=name, found=found)
-            return perform.measure_sync(composed.clip, warped, result, [t.window for t in composed.transitions], found)
+            found, windows = keyposes.find_keyposes(composed.clip), [t.window for t in composed.transitions]
+            warped, result = perform.sync_performance(composed.clip, BEATS, seconds=None, name=name, found=found, windows=windows)
+            return perform.measure_sync(composed.clip, warped, result, windows, found)
 
         sync_seconds, numbers = _best(synced, repeat)
         print(f"{name:<16}{plain:>13.2f}{plain + sync_seconds:>12.2f}{sync_seconds:>16.3f}{(plain + sync_seconds) / plain:>8.2f}  "

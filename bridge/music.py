@@ -6,13 +6,14 @@ user's own file). Blender 4.2 and 4.5 keep a sequencer's strips in ``sequence_ed
 """
 
 import os
+import re
 
-import bpy
 
 from ..core.errors import LoopsmithError
 
 CHANNEL = 1  # the sequencer channel of the song's strip
 MARKER_PREFIX = "beat"  # the beats' timeline markers are named beat 1, beat 2, ...
+BEAT_MARKER = re.compile(rf"{re.escape(MARKER_PREFIX)} \d+")  # the markers Loopsmith puts on beats: "beat 1", "beat 2"...
 
 
 def _strips(editor):
@@ -42,10 +43,25 @@ def add_song(scene, path, beats_s, start_s=0.0, frame_range=None):
         raise LoopsmithError(f"Blender cannot put {path} in the sequencer: {str(error).strip().splitlines()[-1]}") from None
     if offset:
         strip.frame_offset_start = offset  # the song's first start_s seconds are trimmed: it plays from the scene's start
-    for marker in [marker for marker in scene.timeline_markers if marker.name.startswith(MARKER_PREFIX + " ")]:
+    place_beat_markers(scene, beats_s, start_s, (first, last), fps)
+    return strip
+
+
+def place_beat_markers(scene, beats, start, frame_range, fps):
+    """Markers "beat 1", "beat 2"... on ``beats`` (song seconds; song time ``start`` on the range's first frame) inside
+    ``frame_range``; Loopsmith's earlier beat markers go, the user's own markers stay."""
+    first, last = frame_range
+    for marker in [marker for marker in scene.timeline_markers if BEAT_MARKER.fullmatch(marker.name)]:
         scene.timeline_markers.remove(marker)
-    for number, beat in enumerate(beats_s, start=1):
-        frame = first + int(round((float(beat) - start_s) * fps))
+    for number, beat in enumerate(beats, start=1):
+        frame = first + int(round((float(beat) - start) * fps))
         if first <= frame <= last:
             scene.timeline_markers.new(f"{MARKER_PREFIX} {number}", frame=frame)
-    return strip
+
+
+def sound_strips(scene):
+    """The sound strips of ``scene``'s sequencer (top level: ``strips`` in 5.0, ``sequences`` in 4.2 and 4.5)."""
+    editor = scene.sequence_editor
+    if editor is None:
+        return []
+    return [strip for strip in _strips(editor) if strip.type == "SOUND"]

@@ -36,9 +36,7 @@ class LOOPSMITH_OT_import_acclaim(bpy.types.Operator, ImportHelper):
                          default=0.0, min=0.0, precision=6)
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        layout = common.split_layout(self.layout)
         layout.prop(self, "asf_path")
         layout.prop(self, "fps")
         layout.prop(self, "scale")

@@ -88,6 +88,14 @@ def poll_armature(operator_class, context):
     return True
 
 
+def split_layout(layout):
+    """``layout`` with labels beside their values and no animate buttons: how every redo panel and file browser side panel
+    of Loopsmith is drawn."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    return layout
+
+
 @contextmanager
 def progress(context, steps):
     """Show progress in the window manager; always ends it, even on an error."""

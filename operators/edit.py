@@ -31,9 +31,7 @@ class EditOperator:
         return common.poll_armature(cls, context)
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        layout = common.split_layout(self.layout)
         draw_edit = EDIT_LAYOUTS.get(self.bl_idname)
         if draw_edit:
             draw_edit(layout, self, context.active_object.data)

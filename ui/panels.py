@@ -226,6 +226,32 @@ class EnginePanel:
         box.operator("loopsmith.export_engine", icon="EXPORT")
 
 
+def draw_music_settings(layout, data):
+    """Sync to Music's settings of ``data`` (the scene settings, or the operator in its redo panel)."""
+    layout.row().prop(data, "music_source", expand=True)
+    if data.music_source == "FILE":
+        layout.prop(data, "music_file")
+        layout.prop(data, "music_start")
+    else:
+        layout.prop(data, "music_strip", icon="SOUND")
+    column = layout.column(align=True)
+    column.prop(data, "max_stretch_low")
+    column.prop(data, "max_stretch_high")
+    layout.prop(data, "loop_bars")
+
+
+def draw_music_result(layout, result):
+    """The last Sync to Music (``scene.loopsmith.music_sync``): the song's tempo and the keyposes on its beats."""
+    if not result.valid:
+        return
+    icon = {"GOOD": "CHECKMARK", "CHECK": "ERROR"}.get(result.verdict, "CANCEL")
+    layout.label(text=f"'{result.action}': {result.song}", icon="SOUND")
+    layout.label(text=f"{result.tempo_bpm:.1f} BPM, {result.ratio:g} keypose{'s' if result.ratio != 1 else ''} per beat, "
+                      f"speed {result.stretch_low:.2f}-{result.stretch_high:.2f}x")
+    layout.label(text=f"On the beat: {result.on_beat_after:.0%} (before {result.on_beat_before:.0%}, chance {result.on_beat_chance:.0%}): "
+                      f"{result.verdict}", icon=icon)
+
+
 class SequencePanel:
     """The Sequence list, the chosen entry's junction and Compose."""
 
@@ -256,6 +282,13 @@ class SequencePanel:
                 box.operator("loopsmith.junction_use_point", icon="CHECKMARK")
         draw.draw_compose(layout, settings)
         layout.operator("loopsmith.compose", icon="SEQ_SEQUENCER")
+        box = layout.box()
+        box.label(text="Music", icon="SOUND")
+        box.use_property_split = True
+        box.use_property_decorate = False
+        draw_music_settings(box, settings)
+        box.operator("loopsmith.sync_to_music", icon="SOUND")
+        draw_music_result(box, settings.music_sync)
 
 
 class GraphPanel:

@@ -233,7 +233,7 @@ def _looped(clip, falls, frames_needed, name):
     last = len(frames) - 1
     earlier = np.flatnonzero((sides[:max(last - 1, 0)] == sides[last]) & (frames[:max(last - 1, 0)] >= LOOP_LEAD)) if last > 0 else []
     if not len(earlier):
-        raise EditError(f"clip {name} has no whole gait cycle to loop (two footfalls of one foot a step apart): use shorter CLAMP")
+        raise EditError(f"clip {name} has no whole gait cycle to loop (two footfalls of one foot a step apart): end the blend with the shorter clip instead")
     start, stop = int(frames[earlier[-1]]), int(frames[last])
     period = stop - start
     copy = clip.slice_frames(start - LOOP_LEAD, clip.num_frames)
@@ -425,7 +425,7 @@ def _left_out_notes(clip_a, clip_b, numbers, names, looped):
     for name, covered, whole in ((names[0], numbers["covered_a"], clip_a.duration), (names[1], numbers["covered_b"], clip_b.duration)):
         if whole - covered > 1.5 * clip_a.dt:
             notes.append(f"{whole - covered:.2f} s of clip {name} left out: only the steps both clips have are blended"
-                         + (" (shorter LOOP plays the shorter clip's steps again)" if looped else ""))
+                         + (" (playing the shorter clip's steps again would take them in)" if looped else ""))
     return notes
 
 

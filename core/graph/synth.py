@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ..compose.sequence import compose, Composition, Junction, Piece, Segment
+from ..compose.sequence import compose, Composition, Junction, MIN_PIECE_SECONDS, Piece, Segment
 from ..errors import CompositionError, GraphError
 from ..motion.clip import Clip
 from ..transition.make import criteria_ratios
@@ -307,6 +307,7 @@ def render(graph: MotionGraph, clips: list[Clip], path: list[dict], method: str 
     # Pieces keep their whole clip around the stay: context for the blends and the yardstick their metrics are measured against;
     # only the first piece's start and the last one's end are played as kept.
     last_stay = len(stays) - 1
+    stays = _long_enough(stays, clips)
     pieces = [Piece(clips[clip_index], entry if k == 0 else None, exit_ if k == last_stay else None, names[k])
               for k, (clip_index, entry, exit_) in enumerate(stays)]
     # A transition with a shorter blend than the graph's (near a clip's end, see .build) blends at most that long when the length
@@ -315,6 +316,24 @@ def render(graph: MotionGraph, clips: list[Clip], path: list[dict], method: str 
     junctions = [Junction(at=point, method=method, length=None if length is None else min(length, own / fps))
                  for point, own in zip(points, blends)]
     return compose(pieces, junctions)
+
+
+def _long_enough(stays, clips):
+    """The stays with the first one starting early enough and the last one ending late enough, within their clips, that each
+    keeps the :data:`..compose.sequence.MIN_PIECE_SECONDS` a piece needs (a walk may open just before a transition, or end
+    just after one)."""
+    stays = [list(stay) for stay in stays]
+    for k, move_start in ((0, True), (len(stays) - 1, False)):
+        clip_index, entry, exit_ = stays[k]
+        clip = clips[clip_index]
+        needed = int(np.ceil(MIN_PIECE_SECONDS * clip.fps)) + 1
+        first, last = int(clip.frames[0]), int(clip.frames[-1])
+        # The first piece keeps its clip from its entry on, the last one up to its exit (the others are cut by their junctions).
+        if move_start:
+            stays[k][1] = max(first, min(entry, last - needed + 1))
+        else:
+            stays[k][2] = min(last, max(exit_, first + needed - 1))
+    return stays
 
 
 def without_edges(graph: MotionGraph, dropped: set[int]) -> MotionGraph:

@@ -154,3 +154,21 @@ def of_dropped_turn(degrees: float, bone: str) -> Verdict:
     those dofs), CHECK up to :data:`DROPPED_TURN_SEEN` degrees, VISIBLE beyond."""
     reason = f"the file cannot hold {degrees:.1f} degrees of {bone}'s turn (axes its skeleton gives no dof): dropped"
     return Verdict(CHECK if degrees <= DROPPED_TURN_SEEN else VISIBLE, (reason,))
+
+
+ON_BEAT_GOOD = 0.8  # the share of a performance's keyposes within a frame of a beat from which its sync to a song is GOOD
+
+
+def of_sync(numbers: dict) -> Verdict:
+    """The verdict of a performance retimed to a song, from its numbers by name: ``on_beat_after`` (the share of keyposes
+    within a frame of a beat: CHECK under :data:`ON_BEAT_GOOD`), the toe skating per input second after
+    (``skating_after_per_input``) against ``skating_before`` (m/s), and when measured the junctions' sharpest frames after
+    (``visibility_after``) against before (``visibility_before``)."""
+    on_beat = numbers["on_beat_after"]
+    concerns = () if on_beat >= ON_BEAT_GOOD else (
+        f"only {on_beat:.0%} of the keyposes land within a frame of a beat (GOOD from {ON_BEAT_GOOD:.0%})",)
+    measures = [Measure("toe skating after the sync", numbers["skating_after_per_input"], numbers["skating_before"], "m/s", NEGLIGIBLE_SKATING)]
+    if numbers.get("visibility_after"):
+        measures.insert(0, Measure("sharpest junction frame after the sync", max(numbers["visibility_after"]),
+                                   max(max(numbers.get("visibility_before") or [0.0]), 1e-9)))
+    return judge(measures, concerns=concerns)

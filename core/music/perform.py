@@ -94,16 +94,25 @@ def grid_offsets(times, grid):
     return np.asarray(times) - grid[nearest]
 
 
+def junction_spans(windows: list, fps: float) -> np.ndarray:
+    """Input seconds ``(S, 2)`` the warp plays steadily: each junction window ``(first, last)`` (0-based frames) and the
+    :data:`WINDOW_MARGIN` frames either side that its visibility reads too."""
+    frames = np.asarray([(first, last) for first, last in windows], dtype=float).reshape(-1, 2)
+    return (frames + np.array([-WINDOW_MARGIN, WINDOW_MARGIN])) / fps
+
+
 def sync_performance(clip: Clip, beats: np.ndarray, max_stretch: tuple[float, float] = sync_module.MAX_STRETCH,
                      seconds: float | None = None, loop_bars: int | None = None, name: str = "the performance",
-                     found: keyposes_module.Keyposes | None = None) -> tuple[Clip, sync_module.Sync]:
+                     found: keyposes_module.Keyposes | None = None, windows: list | None = None) -> tuple[Clip, sync_module.Sync]:
     """``clip`` (a composed performance) retimed so its keyposes land on ``beats (N,)`` (seconds from its first frame):
     ``(warped clip, Sync)``.
 
     The performance ends on a beat at or before ``seconds`` (None: the last beat, that is the song's end). loop_bars:
     beats per bar for a loop (``clip`` a CLAMP loop whose last frame closes the cycle): the beats must start at 0 and the
-    whole cycle plays in a whole number of bars. found: the clip's keyposes when known. SyncError naming ``name`` and the
-    stretch it would need when the tempos cannot meet inside ``max_stretch``.
+    whole cycle plays in a whole number of bars. found: the clip's keyposes when known. windows: the composition's junction
+    windows ``(first, last)`` (0-based frames of ``clip``): the warp keeps one speed through each (and its measured margin)
+    and the performance does not start inside one, so the junctions stay as good as without music (not for a loop).
+    SyncError naming ``name`` and the stretch it would need when the tempos cannot meet inside ``max_stretch``.
     """
     found = keyposes_module.find_keyposes(clip) if found is None else found
     beats = np.asarray(beats, dtype=float)
@@ -113,7 +122,8 @@ def sync_performance(clip: Clip, beats: np.ndarray, max_stretch: tuple[float, fl
             raise SyncError(f"{name} has too few keyposes or the song too few beats to sync", clip=name)
         result = _loop_sync(keys, strength, beats, duration, clip.fps, max_stretch, seconds, int(loop_bars), name)
     else:
-        result = sync_module.sync_to_beats(keys, beats, duration, clip.fps, max_stretch, seconds, strength, name)
+        result = sync_module.sync_to_beats(keys, beats, duration, clip.fps, max_stretch, seconds, strength, name,
+                                           spans=junction_spans(windows or [], clip.fps))
     return sync_module.warp_clip(clip, result.input_times), result
 
 

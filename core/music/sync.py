@@ -25,11 +25,17 @@ RATIOS = (1.0, 0.5, 2.0)  # keyposes per beat, tried in this order (the first wi
 BEATS_PER_BAR = 4
 MARGIN = 0.15  # share of the log stretch range kept clear inside each bound when keyposes are matched
 BOUND_WEIGHT = 1000.0  # cost of a match whose stretch leaves the inner bounds by the whole log range
-OUT_OF_BOUNDS_WEIGHT = 100_000.0  # the same beyond the bounds themselves, where the warp has to move the keypose off its beat
+DRIFT_WEIGHT = 4.0  # cost per squared frame a match beyond the bounds moves its keypose off its beat (the warp keeps to the bounds)
 SKIP_COST = 2.0  # cost of leaving a keypose off the beats, plus as much again times its strength
 TRIM_COST = 0.5  # cost of starting the motion after its first frame
 LENGTH_REWARD = 5.0  # per beat's worth of input shown: performances that show more of the motion win over cheaper shorter ones
 CLEARANCE = 0.1  # s: a performance that ends after its last matched keypose ends this far before the next one
+SPAN_RATES = 33  # steady speeds tried per junction span, evenly in log across the bounds (and the target speed)
+SPAN_SHIFTS = 41  # entry times tried per junction span, across a grid spacing either side of where the anchors put it
+ON_GRID = 0.4  # frames off the grid a span's keypose may land for free (a whole miss from one frame)
+SPAN_WEIGHT = 10.0  # how much dearer a match across a junction span is per squared beat off the target speed
+FAST_WEIGHT = 4.0  # cost of a span played faster than the target speed, per 5% squared
+ON_BEAT = 0.8  # share of keyposes on the grid below which steady spans that cost some are dropped
 OVERSAMPLING = 8  # warp samples per output frame when inverting it
 
 
@@ -85,7 +91,8 @@ def song_tempo(beats: np.ndarray) -> float:
 
 def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float] = MAX_STRETCH,
                  name: str = "the motion") -> tuple[float, float]:
-    """(keyposes per beat, speed): of :data:`RATIOS`, the one whose speed ``ratio * song_bpm / motion_bpm`` is nearest 1 in log.
+    """(keyposes per beat, speed): of :data:`RATIOS`, the one whose speed ``ratio * song_bpm / motion_bpm`` is nearest 1 in log,
+    those whose speed keeps :data:`MARGIN` of the log range clear of both bounds first (room for the keyposes' own unevenness).
 
     SyncError naming ``name`` and the speed it would need when that speed lies outside ``max_stretch`` (low, high).
     """
@@ -93,7 +100,9 @@ def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, f
     if motion_bpm <= 0.0 or song_bpm <= 0.0:
         raise SyncError(f"{name} has too few keyposes or the song too few beats to sync", clip=name)
     speeds = np.array(RATIOS) * song_bpm / motion_bpm
-    best = int(np.argmin(np.round(np.abs(np.log(speeds)), 12)))
+    clear = MARGIN * np.log(high / low)
+    roomy = (np.log(speeds) >= np.log(low) + clear) & (np.log(speeds) <= np.log(high) - clear)
+    best = int(np.argmin(np.round(np.abs(np.log(speeds)), 12) + 1e3 * ~roomy))
     ratio, speed = RATIOS[best], float(speeds[best])
     if not low <= speed <= high:
         raise SyncError(f"{name} would need {speed:.3g}x to meet {song_bpm:.0f} BPM; --max-stretch allows {low:g}-{high:g}x",
@@ -123,9 +132,10 @@ def loop_beats(beats: np.ndarray, seconds: float, beats_per_bar: int = BEATS_PER
 
 
 class _Costs:
-    """The matching's costs in log stretch: bounds (low, high) and inner bounds, the target speed and the beat (s)."""
+    """The matching's costs in log stretch: bounds (low, high) and inner bounds, the target speed, the beat and the frame (s)."""
 
-    def __init__(self, bounds, speed, beat):
+    def __init__(self, bounds, speed, beat, frame):
+        self.low, self.high, self.frame = bounds[0], bounds[1], frame
         self.log_low, self.log_high = np.log(bounds[0]), np.log(bounds[1])
         self.width = self.log_high - self.log_low
         # The inner bounds never exclude the target speed itself.
@@ -134,38 +144,52 @@ class _Costs:
         self.speed, self.beat = speed, beat
 
     def bound(self, stretch):
-        """Cost of stretches ``(...)``: soft outside the inner bounds, steep outside the bounds (infinite for none or negative)."""
+        """Cost of stretches ``(...)``: soft outside the inner bounds (infinite for none or negative)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             log = np.log(np.where(stretch > 0.0, stretch, np.nan))
         inner = np.maximum(0.0, np.maximum(log - self.inner[1], self.inner[0] - log)) / self.width
-        outer = np.maximum(0.0, np.maximum(log - self.log_high, self.log_low - log)) / self.width
-        return np.where(np.isfinite(log), BOUND_WEIGHT * inner ** 2 + OUT_OF_BOUNDS_WEIGHT * outer ** 2, np.inf)
+        return np.where(np.isfinite(log), BOUND_WEIGHT * inner ** 2, np.inf)
+
+    def steady(self, input_span, output_span):
+        """Cost of a match across a junction span, which the warp plays at one speed anyway (:func:`steady_spans`): the offset
+        from the target speed, :data:`SPAN_WEIGHT` times as dear, and the drift beyond the bounds; no inner bounds."""
+        drift = np.abs(output_span - np.clip(output_span, input_span / self.high, input_span / self.low)) / self.frame
+        return SPAN_WEIGHT * ((output_span - input_span / self.speed) / self.beat) ** 2 + DRIFT_WEIGHT * drift ** 2
 
     def segment(self, input_span, output_span):
-        """Cost of playing ``input_span`` seconds in ``output_span``: the squared offset (beats) from the target speed, and the bounds."""
+        """Cost of playing ``input_span`` seconds in ``output_span``: the squared offset (beats) from the target speed, the inner
+        bounds, and beyond the bounds the squared frames the warp, kept inside them, moves the keypose off its grid time."""
         with np.errstate(divide="ignore", invalid="ignore"):
             stretch = np.where(output_span > 1e-9, input_span / np.where(output_span > 1e-9, output_span, 1.0), np.inf)
-        return ((output_span - input_span / self.speed) / self.beat) ** 2 + self.bound(stretch)
+        drift = np.abs(output_span - np.clip(output_span, input_span / self.high, input_span / self.low)) / self.frame
+        return ((output_span - input_span / self.speed) / self.beat) ** 2 + self.bound(stretch) + DRIFT_WEIGHT * drift ** 2
 
 
-def _start_costs(keys, strength, grid, costs):
+def _start_costs(keys, strength, grid, costs, spans):
     """Cost ``(K, M)`` of a performance whose first matched keypose is i on grid time j, and its input start ``(K, M)``.
 
     The output's first frame shows input ``key - speed * grid`` (a trimmed head when the motion has more before its
     keypose than the time before the beat), but not before the input's start nor before the end of the keypose
-    before i (the keyposes before i are left out of the performance).
+    before i (the keyposes before i are left out of the performance), and not inside a span of ``spans (S, 2)`` (input
+    seconds: a junction is shown whole or not at all): such a start moves back to the span's start, or on to its end.
     """
     key, time = keys[:, None], grid[None, :]
     earliest = np.concatenate([[0.0], np.minimum(keys[:-1] + CLEARANCE, keys[1:])])[:, None]
-    start = np.maximum(earliest, key - costs.speed * time)
+    start = np.broadcast_to(np.maximum(earliest, key - costs.speed * time), (len(keys), len(grid))).copy()
+    for first, last in spans:  # a few junctions
+        inside = (start > first + 1e-9) & (start < last - 1e-9)
+        start = np.where(inside, np.where(first >= earliest - 1e-9, first, np.where(last < key - 1e-9, last, np.nan)), start)
+    blocked = np.isnan(start)
+    start = np.where(blocked, key, start)
     head = np.where(time > 1e-9, costs.segment(key - start, time), 0.0)
-    head = np.where((time <= 1e-9) | (key - start > 1e-9), head, np.inf)
+    head = np.where(((time <= 1e-9) | (key - start > 1e-9)) & ~blocked, head, np.inf)
     cut = np.concatenate([[0.0], np.cumsum(SKIP_COST * (1.0 + strength))])[:-1, None]
     return head + cut + TRIM_COST * (start > 1e-9), start
 
 
-def _best_step(cost, keys, strength, grid, costs, i, gaps):
-    """The cheapest way ``(M,)`` to reach keypose i on each grid time from keypose i-1 or i-2, and where from ``(2, M)``."""
+def _best_step(cost, keys, strength, grid, costs, i, gaps, spans):
+    """The cheapest way ``(M,)`` to reach keypose i on each grid time from keypose i-1 or i-2, and where from ``(2, M)``; across a
+    span of ``spans (S, 2)`` the steady cost (:meth:`_Costs.steady`)."""
     best, came_i, came_j = np.full(len(grid), np.inf), np.full(len(grid), -1), np.full(len(grid), -1)
     j = np.arange(len(grid))
     for back in (1, 2):
@@ -174,7 +198,8 @@ def _best_step(cost, keys, strength, grid, costs, i, gaps):
         before = j[None, :] - np.arange(1, gaps + 1)[:, None]  # (G, M)
         valid = before >= 0
         spot = np.where(valid, before, 0)
-        total = cost[i - back][spot] + costs.segment(keys[i] - keys[i - back], grid[None, :] - grid[spot])
+        across = np.any((spans[:, 0] < keys[i]) & (spans[:, 1] > keys[i - back]))
+        total = cost[i - back][spot] + (costs.steady if across else costs.segment)(keys[i] - keys[i - back], grid[None, :] - grid[spot])
         total += SKIP_COST * (1.0 + strength[i - 1]) * (back - 1)
         total = np.where(valid, total, np.inf)
         pick = np.argmin(total, axis=0)
@@ -210,28 +235,31 @@ def _ends(cost, keys, grid, on_beat, beats, costs, limits):
 
 def match_keyposes(keys: np.ndarray, strength: np.ndarray, grid: np.ndarray, on_beat: np.ndarray, beats: np.ndarray,
                    speed: float, max_stretch: tuple[float, float], duration: float, end_limit: float,
-                   allowed_ends: np.ndarray | None = None, gaps: int = 3) -> tuple[list, float, float, float]:
+                   allowed_ends: np.ndarray | None = None, gaps: int = 3, frame: float = 1.0 / 30.0,
+                   spans: np.ndarray | None = None) -> tuple[list, float, float, float]:
     """Each keypose's grid time by dynamic programming: ``([(keypose, grid index)...], input start, end, input end)``.
 
     keys ``(K,)`` input seconds, increasing; strength ``(K,)``; grid ``(M,)`` output seconds with ``on_beat (M,)``;
     beats ``(N,)``; speed the target stretch; duration the input's seconds; end_limit the latest output end;
     allowed_ends ``(N,)`` which beats may end the performance (default all). Keyposes keep their order on
     distinct grid times up to ``gaps`` apart; a keypose may be left off (at a cost), as may those before the first
-    matched one. Costs: the squared offset in beats from the target speed, plus a steep cost outside the inner
-    stretch bounds. None when nothing fits.
+    matched one. Costs: the squared offset in beats from the target speed, a steep cost outside the inner stretch
+    bounds, and beyond the bounds the squared frames (of ``frame`` s) the keypose would be moved off its grid time.
+    spans ``(S, 2)``: input seconds the performance may not start inside (see :func:`_start_costs`). None when nothing fits.
     """
     beat = float(np.median(np.diff(beats)))
-    costs = _Costs(max_stretch, speed, beat)
+    costs = _Costs(max_stretch, speed, beat, frame)
     ends = np.round(beats[np.ones(len(beats), dtype=bool) if allowed_ends is None else np.asarray(allowed_ends, dtype=bool)], 9)
 
     def allowed(times):
         return np.isin(np.round(times, 9), ends)
 
-    cost, start = _start_costs(keys, strength, grid, costs)
+    spans = np.zeros((0, 2)) if spans is None else np.asarray(spans, dtype=float).reshape(-1, 2)
+    cost, start = _start_costs(keys, strength, grid, costs, spans)
     cost = np.where(grid[None, :] <= end_limit + 1e-9, cost, np.inf)
     came = np.full((2,) + cost.shape, -1)
     for i in range(1, len(keys)):  # over keyposes; each step is vectorized over grid times and gaps
-        step, came_i, came_j = _best_step(cost, keys, strength, grid, costs, i, gaps)
+        step, came_i, came_j = _best_step(cost, keys, strength, grid, costs, i, gaps, spans)
         better = (step < cost[i]) & (grid <= end_limit + 1e-9)
         cost[i] = np.where(better, step, cost[i])
         came[0, i], came[1, i] = np.where(better, came_i, -1), np.where(better, came_j, -1)
@@ -248,14 +276,74 @@ def match_keyposes(keys: np.ndarray, strength: np.ndarray, grid: np.ndarray, on_
     return path, float(start[path[0]]), last_end, last_finish
 
 
-def relax_anchors(x: np.ndarray, y: np.ndarray, max_stretch: tuple[float, float]) -> np.ndarray:
-    """Output times ``(A,)`` of anchors ``(x, y) (A,)``, each moved (first to last) just enough that every slope lies in ``max_stretch``."""
+def relax_anchors(x: np.ndarray, y: np.ndarray, max_stretch: tuple[float, float], linear: np.ndarray | None = None) -> np.ndarray:
+    """Output times ``(A,)`` of anchors ``(x, y) (A,)``, each moved (first to last) just enough that every slope lies in ``max_stretch``.
+
+    linear ``(A-1,)``: intervals kept rigid (a steady span, its slope already inside): their end moves with their start.
+    """
     low, high = max_stretch
     relaxed = np.array(x, dtype=float)
+    rigid = np.zeros(len(relaxed) - 1, dtype=bool) if linear is None else np.asarray(linear, dtype=bool)
     for k in range(1, len(relaxed)):  # over anchors: each move depends on the one before
         rise = y[k] - y[k - 1]
-        relaxed[k] = np.clip(relaxed[k], relaxed[k - 1] + rise / high, relaxed[k - 1] + rise / low)
+        moved = relaxed[k - 1] + (x[k] - x[k - 1]) if rigid[k - 1] else relaxed[k]
+        relaxed[k] = np.clip(moved, relaxed[k - 1] + rise / high, relaxed[k - 1] + rise / low)
     return relaxed
+
+
+def _line_costs(entry, rate, span, keys, grid, neighbours, costs):
+    """Cost ``(R, E)`` of playing the input ``span (first, last)`` steadily at ``rate (R, 1)`` from output time ``entry (R, E)``:
+    its keyposes ``keys (n,)`` off the ``grid (M,)`` (free within :data:`ON_GRID` frames, a whole miss from one frame), the
+    rate off the target speed (steeply when faster: a window played faster than the rest looks sharper beside it), and
+    the secants to the anchors ``neighbours`` ((x, y) before and after, or None) inside the inner bounds, near the rate."""
+    played = entry[..., None] + (keys - span[0]) / rate[..., None]
+    place = np.clip(np.searchsorted(grid, played), 1, len(grid) - 1)
+    off = np.minimum(np.abs(played - grid[place - 1]), np.abs(played - grid[place])) / costs.frame
+    total = np.sum(np.minimum(1.0, (np.maximum(off - ON_GRID, 0.0) / (1.0 - ON_GRID)) ** 2), axis=-1)
+    change = np.log(rate * costs.speed)  # log of the target speed over the span's
+    total = total + FAST_WEIGHT * (np.maximum(-change, 0.0) / np.log(1.05)) ** 2 + (change / costs.width) ** 2
+    for (x, y), edge in zip(neighbours, (entry, entry + (span[1] - span[0]) / rate)):
+        if x is None:
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            secant = np.where(np.abs(edge - x) > 1e-9, (span[int(y > span[1])] - y) / (edge - x), -1.0)
+        inside = (secant >= costs.low - 1e-9) & (secant <= costs.high + 1e-9)
+        total = total + np.where(inside, costs.bound(np.where(inside, secant, 1.0)) + (np.log(np.where(inside, secant, 1.0) * rate) / costs.width) ** 2, 1e6)
+    return total
+
+
+def steady_spans(x: np.ndarray, y: np.ndarray, spans: np.ndarray, keys: np.ndarray, grid: np.ndarray, speed: float,
+                 max_stretch: tuple[float, float], frame: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Anchors ``(x, y) (A,)`` (output, input seconds, increasing) where each span ``(first, last)`` of input seconds of
+    ``spans (S, 2)`` plays at one steady speed: ``(x', y', linear (A'-1,))``. The anchors inside a span (within half a
+    ``frame``) give way to its entry and exit on the line, of the speeds and entry times tried, that puts its keyposes
+    (of ``keys (K,)``) on the ``grid (M,)`` best near the target ``speed`` and meets its neighbours inside the bounds
+    (:func:`_line_costs`); linear marks the spans' intervals, for :func:`relax_anchors` and :func:`monotone_warp`. The
+    output's first and last anchors stay where they are.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    opens, spacing = np.zeros(len(x), dtype=bool), float(np.median(np.diff(grid))) if len(grid) > 1 else 1.0
+    costs = _Costs(max_stretch, speed, spacing, frame)
+    rate = np.append(1.0 / np.geomspace(max_stretch[0], max_stretch[1], SPAN_RATES), 1.0 / speed)[:, None]
+    for first, last in np.asarray(spans, dtype=float).reshape(-1, 2):  # a few junctions, in order
+        inside = (y >= max(first, y[0]) - 0.5 * frame) & (y <= min(last, y[-1]) + 0.5 * frame)
+        span = np.array([np.min(np.append(y[inside], max(first, y[0]))), np.max(np.append(y[inside], min(last, y[-1])))])
+        if span[1] - span[0] < 1e-6:
+            continue
+        pinned = (bool(inside[0]), bool(inside[-1]))
+        entry = np.interp(span[0], y, x) + np.linspace(-spacing, spacing, SPAN_SHIFTS)[None, :] + 0.0 * rate
+        entry = np.where(pinned[0], x[0], np.where(pinned[1], x[-1] - (span[1] - span[0]) / rate, entry))
+        before, after = np.flatnonzero(~inside & (y < span[0])), np.flatnonzero(~inside & (y > span[1]))
+        neighbours = [(x[k[0]], y[k[0]]) if len(k) else (None, None) for k in (before[-1:], after[:1])]
+        total = _line_costs(entry, rate, span, keys[(keys >= span[0]) & (keys <= span[1])], grid, neighbours, costs)
+        r, e = np.unravel_index(int(np.argmin(total)), total.shape)
+        ends_x = np.array([entry[r, e], x[-1] if pinned[1] else entry[r, e] + (span[1] - span[0]) / rate[r, 0]])
+        keep = ~inside
+        x, y = np.concatenate([x[keep], ends_x]), np.concatenate([y[keep], span])
+        opens = np.concatenate([opens[keep], [True, False]])
+        order = np.argsort(y, kind="stable")
+        x, y, opens = x[order], y[order], opens[order]
+    return x, y, opens[:-1]
 
 
 def pchip_slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -332,17 +420,22 @@ class Warp:
         return value, slope
 
 
-def monotone_warp(x: np.ndarray, y: np.ndarray, max_stretch: tuple[float, float] = MAX_STRETCH) -> Warp:
+def monotone_warp(x: np.ndarray, y: np.ndarray, max_stretch: tuple[float, float] = MAX_STRETCH,
+                  linear: np.ndarray | None = None) -> Warp:
     """The smooth monotone warp through ``(x, y) (A,)`` (increasing, at least two) whose slope stays inside ``max_stretch``.
 
     The secants must lie inside the bounds (see :func:`relax_anchors`); the knot slopes are Fritsch-Carlson's
     (between the secants, so inside too) and each interval is the cubic Hermite where that keeps its slope
-    in the bounds, else an eased plateau (see :class:`Warp`), which always does.
+    in the bounds, else an eased plateau (see :class:`Warp`), which always does. linear ``(A-1,)``: intervals played at
+    their secant throughout (both knot slopes set to it): the speed changes in the intervals around them.
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     low, high = max_stretch
     slopes = np.clip(pchip_slopes(x, y), low, high)
     delta = np.diff(y) / np.diff(x)
+    if linear is not None and np.any(linear):
+        steady = np.flatnonzero(linear)
+        slopes[steady], slopes[steady + 1] = np.clip(delta[steady], low, high), np.clip(delta[steady], low, high)
     d0, d1 = slopes[:-1], slopes[1:]
     cubic = _cubic_fits(delta, d0, d1, max_stretch)
     # A plateau P with ramps of share tau meets the area when P (1 - tau) + tau (d0 + d1) / 2 = delta.
@@ -379,42 +472,77 @@ def _checked(keys, beats, duration, name):
     return keys, beats
 
 
+def _lead_grid(grid, on_beat, ratio):
+    """At two keyposes per beat, the half beat before the first beat too when the output holds it (at or after 0): a
+    motion whose keyposes come sooner than the first beat may put one there instead of losing its head to the start."""
+    if ratio <= 1.0 or len(grid) < 2 or grid[0] - (grid[1] - grid[0]) < -1e-9:
+        return grid, on_beat
+    return np.concatenate([[grid[0] - (grid[1] - grid[0])], grid]), np.concatenate([[False], on_beat])
+
+
+def _path_anchors(path, grid, keys, start, end, finish):
+    """(output, input) seconds ``(A,)`` the warp passes: the start (when before the first grid time), the matched keyposes, the end."""
+    head, tail = grid[path[0][1]] > 1e-9, end > grid[path[-1][1]] + 1e-9
+    x = np.array(([0.0] if head else []) + [grid[j] for _, j in path] + ([end] if tail else []))
+    y = np.array(([start] if head else []) + [keys[i] for i, _ in path] + ([finish] if tail else []))
+    return x, y
+
+
 def sync_to_beats(keyposes: np.ndarray, beats: np.ndarray, duration: float, fps: float,
                   max_stretch: tuple[float, float] = MAX_STRETCH, seconds: float | None = None,
-                  strength: np.ndarray | None = None, name: str = "the motion", allowed_ends: np.ndarray | None = None) -> Sync:
+                  strength: np.ndarray | None = None, name: str = "the motion", allowed_ends: np.ndarray | None = None,
+                  spans: np.ndarray | None = None) -> Sync:
     """The warp that puts the keyposes ``(K,)`` (input seconds) on the ``beats (N,)`` (output seconds, the song's clock).
 
     duration: the input's seconds; fps: the output's frame rate (the input's); seconds: the longest output wanted
     (default: up to the last beat); strength ``(K,)``: the keyposes' strengths (weak ones are cheaper to leave off);
-    allowed_ends ``(N,)``: which beats may end the performance (see :func:`loop_beats`). SyncError naming ``name`` when
-    the tempos cannot meet inside ``max_stretch`` or nothing fits.
+    allowed_ends ``(N,)``: which beats may end the performance (see :func:`loop_beats`); spans ``(S, 2)``: input seconds
+    (first, last) the warp plays at one steady speed, the performance neither starting inside one (a composition's
+    junctions: see :func:`steady_spans`). SyncError naming ``name`` when the tempos cannot meet inside ``max_stretch`` or
+    nothing fits.
     """
     keys, beats = _checked(keyposes, beats, duration, name)
     strength = np.ones(len(keys)) if strength is None else np.asarray(strength, dtype=float)
+    spans = np.zeros((0, 2)) if spans is None else np.asarray(spans, dtype=float).reshape(-1, 2)
     motion_bpm, song_bpm = 60.0 / float(np.median(np.diff(keys))), song_tempo(beats)
     ratio, speed = choose_ratio(motion_bpm, song_bpm, max_stretch, name)
-    grid, on_beat = beat_grid(beats, ratio)
     end_limit = float(beats[-1] if seconds is None else min(seconds, beats[-1]))
+    while True:  # below ON_BEAT keyposes on the grid, drops the spans whose steady speed moved some off it (a few junctions)
+        result, costly = _retime(keys, strength, beats, duration, fps, max_stretch, end_limit, allowed_ends, spans, name, (ratio, speed))
+        if not np.any(costly) or np.mean(np.abs(result.offsets_after) <= 1.0 / fps + 1e-9) >= ON_BEAT:
+            result.motion_bpm, result.song_bpm = motion_bpm, song_bpm
+            return result
+        spans = spans[~costly]
+
+
+def _retime(keys, strength, beats, duration, fps, max_stretch, end_limit, allowed_ends, spans, name, tempo):
+    """:func:`sync_to_beats` at ``tempo`` (ratio, speed) with the steady ``spans (S, 2)``: ``(Sync, costly (S,))``, costly
+    marking the spans whose one speed puts a keypose the matching had on the grid more than a frame off it."""
+    ratio, speed = tempo
+    grid, on_beat = _lead_grid(*beat_grid(beats, ratio), ratio)
     gaps = 3 if ratio >= 1.0 else 5
-    found = match_keyposes(keys, strength, grid, on_beat, beats, speed, max_stretch, duration, end_limit, allowed_ends, gaps)
+    found = match_keyposes(keys, strength, grid, on_beat, beats, speed, max_stretch, duration, end_limit, allowed_ends, gaps,
+                           1.0 / fps, spans)
     if found is None:
         raise SyncError(f"{name} cannot end on a beat within {end_limit:.2f} s at {speed:.2f}x", clip=name, stretch=speed)
     path, start, end, finish = found
-    x = np.array(([0.0] if grid[path[0][1]] > 1e-9 else []) + [grid[j] for _, j in path] + ([end] if end > grid[path[-1][1]] + 1e-9 else []))
-    y = np.array(([start] if grid[path[0][1]] > 1e-9 else []) + [keys[i] for i, _ in path] + ([finish] if end > grid[path[-1][1]] + 1e-9 else []))
-    x = relax_anchors(x, y, max_stretch)
-    warp = monotone_warp(x, y, max_stretch)
+    x, y, linear = steady_spans(*_path_anchors(path, grid, keys, start, end, finish), spans, keys, grid, speed, max_stretch, 1.0 / fps)
+    x = relax_anchors(x, y, max_stretch, linear)
+    warp = monotone_warp(x, y, max_stretch, linear)
     count = int(np.floor(x[-1] * fps + 1e-6)) + 1
     input_times, stretch = warp(np.arange(count) / fps)
     dense_out = np.arange((count - 1) * OVERSAMPLING + 1) / (fps * OVERSAMPLING)
     dense_in = warp(dense_out)[0]
     shown = (keys >= dense_in[0] - 1e-9) & (keys <= dense_in[-1] + 1e-9)
-    matched = np.full(len(keys), np.nan)
-    matched[[i for i, _ in path]] = x[int(grid[path[0][1]] > 1e-9):][:len(path)]
+    matched, placed = np.full(len(keys), np.nan), np.array([i for i, _ in path])
+    matched[placed] = np.interp(keys[placed], dense_in, dense_out)
+    missed = keys[placed][np.abs(_nearest_offsets(matched[placed], np.sort(grid))) > 1.0 / fps + 1e-9]
+    costly = np.array([np.any((missed >= first) & (missed <= last)) for first, last in spans], dtype=bool)
     reach = keys <= min(duration, end_limit)
     return Sync(fps=float(fps), input_times=np.clip(input_times, 0.0, duration), stretch=stretch, anchors=np.stack([x, y], axis=1),
-                grid=grid, matched=matched, ratio=ratio, speed=speed, motion_bpm=motion_bpm, song_bpm=song_bpm, end=float(x[-1]),
-                offsets_before=_nearest_offsets(keys[reach], grid), offsets_after=_nearest_offsets(np.interp(keys[shown], dense_in, dense_out), grid))
+                grid=grid, matched=matched, ratio=ratio, speed=speed, motion_bpm=0.0, song_bpm=0.0, end=float(x[-1]),
+                offsets_before=_nearest_offsets(keys[reach], grid),
+                offsets_after=_nearest_offsets(np.interp(keys[shown], dense_in, dense_out), grid)), costly
 
 
 def warp_clip(clip: Clip, input_times: np.ndarray, interpolation: str = "CUBIC") -> Clip:

@@ -123,4 +123,4 @@ def _beat(figure):
     if not figure.get("beats"):
         return ""
     return (' <svg class="beat-indicator" xmlns="http://www.w3.org/2000/svg" width="14" height="14"><title>lit on each beat of '
-            f'the song</title><circle class="beat" cx="7" cy="7" r="6" fill="#ddd"/></svg>')
+            'the song</title><circle class="beat" cx="7" cy="7" r="6" fill="#ddd"/></svg>')

@@ -2,7 +2,6 @@
 ``convert`` changes the format and never the motion, and bad input gets one line naming the file."""
 
 import json
-import pathlib
 import shutil
 
 import numpy as np

@@ -7,11 +7,11 @@ loop (OGG), a silent WAV and a corrupt file; each test reads what that run made.
 
 import json
 import pathlib
-import wave
 
 import numpy as np
 import pytest
 
+from sound import click_track, RATE, write_wav
 from helpers import REPO, run_loopsmith
 
 pytestmark = [pytest.mark.blender, pytest.mark.realdata]
@@ -30,30 +30,8 @@ def _has_aud():
 HAS_AUD = _has_aud()
 NO_AUD = "cannot read it as audio: this Blender has no audio library (aud), and without it only WAV files can be read"
 HOUSE = REPO.parent / "shared" / "music" / "house_lo.ogg"
-RATE = 22050
 CLICK_BPM = 120.0
 HOUSE_BPM = 68.0  # librosa's beat_track on house_lo.ogg
-
-
-def _write_wav(path, samples):
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(RATE)
-        out.writeframes(np.round(np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-    return path
-
-
-def click_track(seconds=20.0, bpm=CLICK_BPM, start=0.5):
-    """1 kHz clicks decaying in 4 ms on every beat: (samples, beat times)."""
-    beats = np.arange(start, seconds - 0.1, 60.0 / bpm)
-    out = np.zeros(int(seconds * RATE))
-    t = np.arange(int(0.02 * RATE)) / RATE
-    click = 0.8 * np.sin(2 * np.pi * 1000 * t) * np.exp(-t / 0.004)
-    for time in beats:
-        first = int(round(time * RATE))
-        out[first: first + len(click)] += click[: len(out) - first]
-    return out, beats
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +41,8 @@ def run(tmp_path_factory):
     if not HOUSE.is_file():
         pytest.skip(f"the shared song is missing: {HOUSE}")
     samples, beats = click_track()
-    songs = {"clicks.wav": _write_wav(folder / "clicks.wav", samples), "house_lo.ogg": HOUSE,
-             "silence.wav": _write_wav(folder / "silence.wav", np.zeros(5 * RATE)), "broken.ogg": folder / "broken.ogg"}
+    songs = {"clicks.wav": write_wav(folder / "clicks.wav", samples), "house_lo.ogg": HOUSE,
+             "silence.wav": write_wav(folder / "silence.wav", np.zeros(5 * RATE)), "broken.ogg": folder / "broken.ogg"}
     songs["broken.ogg"].write_bytes(np.random.default_rng(7).integers(0, 256, 30000, dtype=np.uint8).tobytes())
     out = folder / "out"
     result = run_loopsmith("beats", *songs.values(), "-o", out, "--beats-format", "txt", "json", "--quiet", timeout=300)

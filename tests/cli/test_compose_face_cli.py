@@ -6,7 +6,6 @@ import io
 import json
 import math
 
-import numpy as np
 import pytest
 
 from helpers import checkout_module, run_loopsmith

@@ -4,33 +4,20 @@
 import json
 import subprocess
 import sys
-import wave
 
 import numpy as np
 import pytest
 
+from sound import click_track, RATE, write_wav
 from helpers import run_loopsmith
 
 pytestmark = [pytest.mark.blender, pytest.mark.realdata]
 WALKS = ("dataset-1_walk_normal_001.bvh", "dataset-2_walk_normal_020.bvh")
-RATE, BPM, PHASE = 22050, 120.0, 0.25
-
-
-def _wav(path, samples):
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1), out.setsampwidth(2), out.setframerate(RATE)
-        out.writeframes((np.clip(samples, -1, 1) * 32000).astype("<i2").tobytes())
-    return path
+BPM, PHASE = 120.0, 0.25
 
 
 def _click_track(path, seconds=20.0):
-    samples = np.zeros(int(RATE * seconds), np.float32)
-    t = np.arange(int(0.03 * RATE)) / RATE
-    click = np.sin(2 * np.pi * 1000 * t) * np.exp(-t * 150)
-    for beat in np.arange(PHASE, seconds - 0.05, 60.0 / BPM):
-        at = int(beat * RATE)
-        samples[at:at + len(click)] += click[:len(samples) - at]
-    return _wav(path, samples)
+    return write_wav(path, click_track(seconds, BPM, PHASE)[0])
 
 
 def _walks(mocap_dir):
@@ -69,7 +56,7 @@ def test_max_stretch_without_music_is_refused(mocap_dir, tmp_path):
 
 
 def test_a_silent_song_has_no_steady_beat(mocap_dir, tmp_path):
-    song = _wav(tmp_path / "silence.wav", np.zeros(RATE * 10, np.float32))
+    song = write_wav(tmp_path / "silence.wav", np.zeros(RATE * 10, np.float32))
     done = run_loopsmith("compose", *_walks(mocap_dir), "--music", song, "-o", tmp_path / "out", "--quiet")
     assert done.returncode == 1 and "no steady beat found in" in done.stderr and "Traceback" not in done.stderr
     assert not list((tmp_path / "out").glob("composition.*"))

@@ -56,6 +56,8 @@ FILES = {
     "shared/mocap/bandai/" + WAVE: ("bandai", WAVE),
     # `../shared/mocap/cmu-dance`: the dance takes in CMU's own format, their skeleton beside them.
     **{f"shared/mocap/cmu-dance/{name}": ("cmu-dance", name) for name in ("05.asf", "05_01.amc", "05_02.amc", "05_03.amc")},
+    # `../shared/music/house_lo.ogg`, beside the mocap folder.
+    "shared/music/house_lo.ogg": ("../music", "house_lo.ogg"),
 }
 #: Inputs in other formats, written from a shared clip by `resample --fps 30 --format ...` (frames kept exactly).
 CONVERTED = {"walk.fbx": ("walk.bvh", "fbx"), "idle.glb": ("wave.bvh", "glb")}

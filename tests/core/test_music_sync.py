@@ -116,6 +116,22 @@ def test_the_warp_is_monotone_passes_its_anchors_and_keeps_its_slope_in_bounds()
     assert smooth.cubic.all() and np.allclose(smooth(t)[1], 1.0)
 
 
+def test_a_junction_span_plays_at_one_steady_speed_and_the_performance_does_not_start_inside_it():
+    rng = np.random.default_rng(5)
+    keys = 0.3 + np.cumsum(rng.uniform(0.5, 0.6, 30))  # about 109 per minute, uneven
+    beats = 0.2 + np.arange(60) * 0.5  # 120 BPM
+    span = np.array([[keys[9] - 0.2, keys[13] + 0.1]])  # a junction's window, input seconds
+    free = sync.sync_to_beats(keys, beats, keys[-1] + 0.4, FPS, seconds=14.0)
+    result = sync.sync_to_beats(keys, beats, keys[-1] + 0.4, FPS, seconds=14.0, spans=span)
+    inside = (result.input_times >= span[0, 0]) & (result.input_times <= span[0, 1])
+    assert inside.sum() > 40 and np.ptp(result.stretch[inside]) < 1e-6, np.ptp(result.stretch[inside])
+    assert np.ptp(free.stretch[(free.input_times >= span[0, 0]) & (free.input_times <= span[0, 1])]) > 0.01  # without: it varies
+    assert 0.8 - 1e-9 <= result.stretch.min() and result.stretch.max() <= 1.25 + 1e-9
+    assert np.mean(np.abs(result.offsets_after) <= 1.0 / FPS) >= 0.8, result.offsets_after
+    late = sync.sync_to_beats(keys, beats, keys[-1] + 0.4, FPS, seconds=14.0, spans=[[0.1, keys[2] + 0.1]])
+    assert not 0.1 < late.input_times[0] < keys[2] + 0.1, late.input_times[0]  # starts before the span or after it
+
+
 def test_anchors_that_ask_too_much_are_relaxed_into_the_bounds():
     x = sync.relax_anchors(np.array([0.0, 1.0, 1.5]), np.array([0.0, 2.0, 2.5]), (0.8, 1.25))
     assert x[1] == pytest.approx(1.6) and x[2] == pytest.approx(2.0)  # 2 s in 1.6 s, then 0.5 s in 0.4 s: 1.25x each

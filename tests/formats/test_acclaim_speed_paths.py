@@ -163,6 +163,13 @@ def test_plain_files_never_need_the_line_reader(monkeypatch):
     assert motion.frame_count == 2 and list(motion.given) == [True, False, True, True] and motion.values[1, 0] == 1.5
 
 
+def test_a_file_only_the_line_reader_reads_grows_its_array():
+    text = _many_frames(2500)
+    commented = text.replace("shin 30\n", "shin 30 # the first frame's layout is no pattern\n", 1)
+    plain, read = _read(text), _read(commented)
+    assert read.frame_count == 2500 and np.array_equal(read.values.view(np.uint64), plain.values.view(np.uint64))
+
+
 @pytest.mark.parametrize("bad, reason", [
     ("shin 30\n", "shin 3O\n"),
     ("shin 30\n", "shin 1e999\n"),

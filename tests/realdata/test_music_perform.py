@@ -51,13 +51,14 @@ def _song_beats():
 def _check(composed, beats, seconds, label):
     clip = composed.clip
     found = keyposes.find_keyposes(clip)
-    try:
-        warped, result = perform.sync_performance(clip, beats, seconds=seconds, name=label, found=found)
+    windows = [t.window for t in composed.transitions]
+    try:  # as compose --music does: the junction windows played at one steady speed
+        warped, result = perform.sync_performance(clip, beats, seconds=seconds, name=label, found=found, windows=windows)
     except SyncError as error:  # a tempo the clips cannot reach: one line naming them and the stretch they would need
         assert label in str(error) and error.stretch is not None and not sync.MAX_STRETCH[0] <= error.stretch <= sync.MAX_STRETCH[1]
         print(f"{label}: {error}")
         return None
-    numbers = perform.measure_sync(clip, warped, result, [t.window for t in composed.transitions], found)
+    numbers = perform.measure_sync(clip, warped, result, windows, found)
     print(f"{label}: {result.ratio:g} per beat at {result.speed:.2f}x; on the beat {numbers['on_beat_before']:.0%} (chance "
           f"{numbers['on_beat_chance']:.0%}) -> {numbers['on_beat_after']:.0%}; stretch {numbers['stretch_range'][0]:.3f}-"
           f"{numbers['stretch_range'][1]:.3f}; junction visibility {numbers['visibility_before']} -> "
@@ -73,9 +74,11 @@ def _check(composed, beats, seconds, label):
     return numbers
 
 
-KNOWN = {("walk+walk", 90): "junction visibility 2.02 -> 2.34 (+16%) at 0.80-0.85x, the stretch pressed against its bound",
-         ("run+run", 150): "junction visibility 1.28 -> 1.43 (+12%): the warp's speed changes inside the junction's window",
-         ("run+run", "house_lo"): "71% of keyposes on the beat: at 2 per beat the 95 frames hold too few keyposes to place"}
+# Before the steady junction spans: walk+walk at 90 BPM 2.02 -> 2.34 (the head trimmed into the junction), run+run at 150 BPM
+# 1.28 -> 1.43 (the speed changing inside the window), run+run to house_lo 71% on the beat (no half beat before the first beat:
+# the head lost 78 frames). Left: one resampled frame in the middle of the junction, played steadily at 0.91x.
+KNOWN = {("run+run", "house_lo"): "85% on the beat, 175 frames; junction visibility 1.28 -> 1.52 (limit 1.44): one frame mid-window, "
+                                  "played at a steady 0.91x beside 0.80-0.92x around it (uniform retimes of it range 1.21-1.35)"}
 
 
 def _cases(values):
@@ -109,5 +112,18 @@ def test_a_loop_plays_a_whole_number_of_bars(mocap_dir):
     assert abs(bars - round(bars)) * 4 * 0.5 * composed.clip.fps <= 0.5  # within half a frame of whole bars
     assert result.input_times[0] == 0.0 and result.input_times[-1] == pytest.approx(composed.clip.duration)
     assert abs(result.stretch[0] - result.stretch[-1]) < 0.02  # the wrap keeps its speed
+    assert numbers["on_beat_after"] >= 0.8
+    assert sync.MAX_STRETCH[0] - 1e-9 <= result.stretch.min() and result.stretch.max() <= sync.MAX_STRETCH[1] + 1e-9
+
+
+def test_a_walk_run_walk_keeps_its_keyposes_on_the_beat(mocap_dir):
+    """The bench's walk+run+walk at 120 BPM: the run's keyposes cannot all land at one steady speed through its junctions,
+    so those spans fall back to the matching's own speeds (67% on the beat with them, 94% without)."""
+    files = ("dataset-1_walk_normal_001.bvh", "dataset-1_run_happy_001.bvh", "dataset-2_walk_normal_020.bvh")
+    composed = sequence.compose([sequence.Piece(_clip(mocap_dir / file), name=file) for file in files])
+    found, windows = keyposes.find_keyposes(composed.clip), [t.window for t in composed.transitions]
+    warped, result = perform.sync_performance(composed.clip, PHASE + np.arange(240) * 0.5, name="walk+run+walk", found=found, windows=windows)
+    numbers = perform.measure_sync(composed.clip, warped, result, windows, found)
+    print(f"walk+run+walk at 120 BPM: on the beat {numbers['on_beat_before']:.0%} -> {numbers['on_beat_after']:.0%}")
     assert numbers["on_beat_after"] >= 0.8
     assert sync.MAX_STRETCH[0] - 1e-9 <= result.stretch.min() and result.stretch.max() <= sync.MAX_STRETCH[1] + 1e-9

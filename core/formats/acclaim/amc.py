@@ -29,7 +29,7 @@ from ...errors import AcclaimError
 from ._text import decoded, normalized, padded_codes, parse_numbers, plural, read_bytes
 from .asf import ROTATIONS, AsfSkeleton
 
-_CHUNK_BYTES = 1 << 21  # frames parsed per pass: the work arrays stay a few MB, mostly in the cache
+_CHUNK_BYTES = 1 << 20  # frames parsed per pass: the work arrays stay a few MB, mostly in the cache
 _FAST_CHARS = b"0123456789+-.eE \t\n_abcdfghijklmnopqrstuvwxyzABCDFGHIJKLMNOPQRSTUVWXYZ"  # what the numpy path reads
 _FRAME_NUMBER = re.compile(r"[0-9]+")
 _FAR_BEYOND = 2.0 * np.pi  # radians past a limit that no capture reaches: the values are degrees
@@ -109,7 +109,9 @@ class _Reader:
         start, line = self._header()
         self.pattern = self._first_frame(start, line)
         # One array for all frames, sized from the lines left (a frame takes one per bone and its number); grown if short.
-        values = np.empty((_newlines(self.data, start) // (len(self.layout or ()) + 1) + 1, len(self.defaults)))
+        # Without the first frame's layout (a file only the line reader reads) it starts small and doubles.
+        rows = _newlines(self.data, start) // (len(self.layout) + 1) + 1 if self.layout else 1024
+        values = np.empty((rows, len(self.defaults)))
         rows, numbers, reported, counted = 0, [], 0.0, start  # counted: the offset whose line is ``line``
         while start < len(self.data):
             end = self._chunk_end(start)

@@ -93,7 +93,8 @@ def sync_to_song(clip, song, options, windows, name, loop=False, seconds=None):
         limit -= times[0]
     bounds = tuple(options.max_stretch)
     found = keyposes.find_keyposes(clip)
-    warped, result = perform.sync_performance(clip, times, bounds, limit, perform.BEATS_PER_BAR if loop else None, name, found)
+    warped, result = perform.sync_performance(clip, times, bounds, limit, perform.BEATS_PER_BAR if loop else None, name, found,
+                                              windows=windows)
     if loop:
         lead = float(result.grid[result.grid >= -1e-9][0])
         beat = float(np.median(np.diff(times)))

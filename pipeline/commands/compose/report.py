@@ -39,18 +39,6 @@ def _ms(values):
     return [round(float(value) * 1000.0, 1) for value in values]
 
 
-def music_verdict(block):
-    """The sync's verdict: keyposes on the beat (GOOD from 80% within a frame), the junctions' visibility and the toe skating
-    (per unit of input time) after the sync against before."""
-    concerns = () if block["on_beat_after"] >= perform.ON_BEAT_GOOD else (
-        f"only {block['on_beat_after']:.0%} of the keyposes land within a frame of a beat (GOOD from {perform.ON_BEAT_GOOD:.0%})",)
-    measures = [verdicts.Measure("junction visibility after the sync", max(block["visibility_after"], default=0.0),
-                                 max(max(block["visibility_before"], default=0.0), 1e-9)),
-                verdicts.Measure("toe skating after the sync", block["skating_after_per_input"], block["skating_before"], "m/s",
-                                 verdicts.NEGLIGIBLE_SKATING)]
-    return verdicts.judge(measures, concerns=concerns)
-
-
 def music_json(music):
     """The entry's ``music`` block of a performance synced to a song (a compose job's ``Music``): times in seconds on the
     output's clock (0 is its first frame), offsets in frames and milliseconds."""
@@ -71,7 +59,7 @@ def music_json(music):
                                                                "skating_after", "skating_after_per_input")},
              "visibility_before": [round(float(v), 3) for v in numbers["visibility_before"]],
              "visibility_after": [round(float(v), 3) for v in numbers["visibility_after"]]}
-    block["verdict"] = music_verdict(block).to_json()
+    block["verdict"] = verdicts.of_sync(block).to_json()
     return block
 
 
@@ -119,7 +107,7 @@ def composition_entry(paths, armature, outputs, composed, source_of=None, music=
     if music is not None:
         entry["figure"].update(audio=music.audio, audio_start=round(music.audio_start, 4), beats=entry["music"]["beats"])
     entry = entries.judged(entry, verdict(entry))
-    return entries.worsened(entry, music_verdict(entry["music"])) if music is not None else entry
+    return entries.worsened(entry, verdicts.of_sync(entry["music"])) if music is not None else entry
 
 
 def composition_svg(entry, width=560, row=22):
@@ -233,7 +221,8 @@ def music_section(entry):
              f'speed {music["stretch_range"][0]:.2f}-{music["stretch_range"][1]:.2f}x (allowed {music["max_stretch"][0]:g}-'
              f'{music["max_stretch"][1]:g}). Keyposes within a frame of a beat: {music["on_beat_before"]:.0%} before (chance '
              f'{music["on_beat_chance"]:.0%}), <b>{music["on_beat_after"]:.0%}</b> after: <b>{music["verdict"]["word"]}</b>. '
-             f'Junction visibility {visibility or "-"}; toe skating {music["skating_before"]:.3f} &rarr; '
+             f'Sharpest frame of each junction (x the clips\' 95th-percentile acceleration) before &rarr; after the sync: '
+             f'{visibility or "-"}; toe skating {music["skating_before"]:.3f} &rarr; '
              f'{music["skating_after_per_input"]:.3f} m/s per input second.</p>')
     figures = [parts.figure("The beats against the keyposes, before and after the sync", beats_svg(music)),
                parts.figure("Offsets of the keyposes from the nearest beat", offsets_svg(music)),

@@ -113,8 +113,8 @@ def graph_left_out(graph):
 
 def verdict(entry):
     """A graph's verdict: GOOD when it plays every clip of the library, CHECK when it leaves some out."""
-    left_out = [name for name, *_ in graph_left_out(entry["graph"])]
-    return verdicts.judge([], concerns=(f"{len(left_out)} clips left out: {', '.join(left_out)}",) if left_out else ())
+    return verdicts.judge([], concerns=tuple(f"{name} left out ({reason}; would include it: {include})"
+                                            for name, reason, include in graph_left_out(entry["graph"])))
 
 
 def row(entry):
