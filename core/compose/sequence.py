@@ -182,6 +182,7 @@ class _Made:
     last_b: int
     root: int  # the travelling root the transition aligned
     span: int  # blend frames
+    crowded: bool = False  # it starts after the previous junction's blend but inside the frames that one's foot lock changed
 
 
 def _label(piece, index):
@@ -556,6 +557,20 @@ def _check_pieces(pieces, loop):
             raise CompositionError(f"{_label(piece, k)} opens the composition facing its own way: its heading must be 0, got {heading!r}")
 
 
+def _crowded_or_not(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet, guards, turn):
+    """:func:`_junction` after every frame the junction before changed (``guards[0]``); where the piece between them is too
+    short for that and the point is chosen, after the previous blend only (``guards[1]``), its foot lock then reaching into
+    the frames the previous one's re-solved (:attr:`_Made.crowded`)."""
+    try:
+        return _junction(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet, guards[0], turn)
+    except TransitionError:
+        if not isinstance(junction.at, str) or guards[1] >= guards[0]:
+            raise
+    made = _junction(parts, total, start, first_number, clip_b, junction, labels, align, lock_feet, guards[1], turn)
+    made.crowded = True
+    return made
+
+
 def _chained(kept, junctions, following, labels, align, lock_feet, turns):
     """Every junction made in turn on the composition so far: ``(parts, total, start, made)``.
 
@@ -572,11 +587,12 @@ def _chained(kept, junctions, following, labels, align, lock_feet, turns):
     guard = int(round(OPENING_SECONDS * kept[0].fps))
     if junctions and not isinstance(junctions[0].at, str):
         guard = max(min(guard, int(junctions[0].at[0]) - first_number + 1), 1)
+    blend_guard = guard
     for k, junction in enumerate(junctions):
         pair = (labels[k], labels[following[k]])
         try:
-            junction_made = _junction(parts, total, start, first_number, kept[following[k]], junction, pair, align, lock_feet, guard,
-                                      turns[following[k]])
+            junction_made = _crowded_or_not(parts, total, start, first_number, kept[following[k]], junction, pair, align, lock_feet,
+                                            (guard, blend_guard), turns[following[k]])
         except TransitionError as error:
             raise CompositionError(f"junction {k + 1} ({pair[0]} -> {pair[1]}): {error}", junction=k) from None
         except CompositionError as error:
@@ -588,6 +604,7 @@ def _chained(kept, junctions, following, labels, align, lock_feet, turns):
         total = junction_made.tail_first + transition_clip.num_frames
         first_number = int(kept[following[k]].frames[junction_made.last_b]) - start
         guard = junction_made.tail_first + junction_made.transition.window[1] + 1
+        blend_guard = junction_made.tail_first + (junction_made.transition.blend_span or junction_made.transition.window)[1] + 1
         made.append(junction_made)
     return parts, total, start, made
 
@@ -650,6 +667,9 @@ def _placed(clip, made, junctions, kept, positions, pieces, labels, following, o
         how = "given" if not isinstance(junction.at, str) else "chosen"
         notes.append(f"junction {k + 1} {labels[k]} -> {labels[b]}: frames {transition.frame_a} -> {transition.frame_b} ({how}), "
                      f"{transition.method} {transition.length:g} s")
+        if junction_made.crowded:
+            notes.append(f"junction {k + 1}: {labels[k]} is too short to hold it after every frame junction {k} re-solved: it starts "
+                         f"after junction {k}'s blend, and its foot lock re-solves some of the same frames")
         if pieces[b].heading:
             notes.append(f"junction {k + 1}: {labels[b]} turned {np.degrees(pieces[b].heading):+.0f} degrees over the blend")
         if make.shows(metrics):
@@ -734,6 +754,6 @@ def compose(pieces: list[Piece], junctions: list[Junction] | None = None, loop: 
         travel_root = made[-1].root if root_mode == "TRAVEL" else None
         numbers.update(_cycle_numbers(clip, travel_root, dt, first_reference))
         notes.append(f"loop: the cycle opens and closes on frame {source_last} of {labels[0]} (root {root_mode}), "
-                     f"seam visibility {numbers['seam_visibility']:.2f}, travel {numbers['travel_per_cycle_m']:.2f} per cycle")
+                     f"seam visibility {numbers['seam_visibility']:.2f}, travel {numbers['travel_per_cycle_m']:.2f} m per cycle")
         travel_bone = None if travel_root is None else names[travel_root]
     return Composition(clip, segments, transitions, numbers, tuple(notes), bool(loop), travel_bone, tuple(warnings))
