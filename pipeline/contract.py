@@ -59,21 +59,28 @@ class Command:
     epilog: str = ""
     exit_codes: str = "exit codes: 0 every task done, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
     fans_out: bool = False
+    options_module: types.ModuleType | None = None  # the folder's options: add_arguments, check, plan
+    report_module: types.ModuleType | None = None  # the folder's report: row, section, title
     writes_motion: bool = True
     reads_folders: bool = True
     out_help: str = "output folder"
     input_suffixes: tuple | None = None
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """The command's own options (the shared ones come from :func:`.runner.add_common_arguments`)."""
+        """The command's own options (the shared ones come from :func:`.runner.add_common_arguments`): its
+        ``options_module``'s ``add_arguments``, when it has one."""
+        if hasattr(self.options_module, "add_arguments"):
+            self.options_module.add_arguments(parser)
 
     def check(self, options: argparse.Namespace) -> None:
         """Options that do not fit together or that another choice makes irrelevant: :class:`~.options.UsageError` naming
-        them as typed. Fills defaults that depend on other options."""
+        them as typed. Fills defaults that depend on other options. Its ``options_module``'s ``check``, when it has one."""
+        if hasattr(self.options_module, "check"):
+            self.options_module.check(options)
 
     def plan(self, files: list, options: argparse.Namespace) -> tuple[list, list]:
-        """``(tasks, names)``: the tasks (tuples of input paths) and each one's output name."""
-        raise NotImplementedError
+        """``(tasks, names)``: the tasks (tuples of input paths) and each one's output name: its ``options_module``'s ``plan``."""
+        return self.options_module.plan(files, options)
 
     def paths(self, options: argparse.Namespace) -> list[tuple[str, pathlib.Path]]:
         """Files the command writes or reads besides its inputs and outputs, by role (kept apart from the report's)."""
@@ -87,15 +94,16 @@ class Command:
 
     def row(self, entry: dict) -> Row:
         """A finished entry's cells in the summaries."""
-        raise NotImplementedError
+        return self.report_module.row(entry)
 
     def section(self, entry: dict) -> str:
         """A finished entry's section of the page (HTML, after its heading): its facts, charts and player."""
-        raise NotImplementedError
+        return self.report_module.section(entry)
 
     def title(self, entry: dict) -> str | None:
         """What a finished entry is of, as the summaries name it (plain text); None: its file's name."""
-        return None
+        title = getattr(self.report_module, "title", None)
+        return title(entry) if title else None
 
     def epilog_text(self) -> str:
         """What ``--help`` shows after the options: the epilog, the examples and the exit codes."""

@@ -19,8 +19,7 @@ class Beats(Command):
     out_help = "output folder of the beat lists (<song>_beats.txt)"
     input_suffixes = input_files.AUDIO_SUFFIXES
 
-    def add_arguments(self, parser):
-        options.add_arguments(parser)
+    options_module, report_module = options, report
 
     def plan(self, files, given):
         """One task per song, ``OUT/<stem>_beats.<txt|json>`` (folders in front where two songs' names would clash)."""
@@ -31,9 +30,6 @@ class Beats(Command):
         from . import job  # bpy
 
         return job
-
-    row = staticmethod(report.row)
-    section = staticmethod(report.section)
 
 
 COMMAND = Beats()

@@ -16,21 +16,12 @@ class Compose(Command):
                 "loopsmith compose 05_01.amc 05_02.amc --trim --face 2 90 -o out   # idle ends cut, the second take turned 90 degrees left")
     exit_codes = "exit codes: 0 the composition was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
 
-    def add_arguments(self, parser):
-        options.add_arguments(parser)
-
-    def check(self, given):
-        options.check(given)
-
-    def plan(self, files, given):
-        return options.plan(files, given)
+    options_module, report_module = options, report
 
     def job(self):
         from . import job  # bpy
 
         return job
-
-    row, section, title = staticmethod(report.row), staticmethod(report.section), staticmethod(report.title)
 
 
 COMMAND = Compose()

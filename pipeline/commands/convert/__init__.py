@@ -17,8 +17,7 @@ class Convert(Command):
                 "loopsmith convert clips/ --engine unreal -o unreal                  # every clip as an FBX for Unreal")
     exit_codes = "exit codes: 0 every file was converted, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
 
-    def check(self, given):
-        options.check(given)
+    options_module, report_module = options, report
 
     def plan(self, files, given):
         """One task per file, ``OUT/<stem>.<format>`` (folders in front where two inputs' outputs would clash)."""
@@ -29,9 +28,6 @@ class Convert(Command):
         from . import job  # bpy
 
         return job
-
-    row = staticmethod(report.row)
-    section = staticmethod(report.section)
 
 
 COMMAND = Convert()

@@ -13,6 +13,7 @@ class EditCommand(Command):
     inputs_help: how ``--help`` names and describes the inputs."""
 
     kind = "edit"
+    report_module = report
     exit_codes = "exit codes: 0 every file was edited, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
 
     def __init__(self, name, help, done, arguments, examples, check=None, pair=False, inputs_metavar="INPUT", inputs_help=None):
@@ -45,5 +46,3 @@ class EditCommand(Command):
         from . import job  # bpy
 
         return job
-
-    row, section, title = staticmethod(report.row), staticmethod(report.section), staticmethod(report.title)

@@ -15,14 +15,7 @@ class Graph(Command):
     writes_motion = False  # a JSON graph: no --format, no engine or root options
     out_help = "the graph file's path ending in .json, or the folder it goes into as graph.json"
 
-    def add_arguments(self, parser):
-        options.add_arguments(parser)
-
-    def check(self, given):
-        options.check(given)
-
-    def plan(self, files, given):
-        return options.plan(files, given)
+    options_module, report_module = options, report
 
     def paths(self, given):
         return [("the graph (-o)", given.graph)]
@@ -31,8 +24,6 @@ class Graph(Command):
         from . import job  # bpy
 
         return job
-
-    row, section, title = staticmethod(report.row), staticmethod(report.section), staticmethod(report.title)
 
 
 COMMAND = Graph()

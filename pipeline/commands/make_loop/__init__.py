@@ -14,22 +14,12 @@ class MakeLoop(Command):
     epilog = options.METHODS_HELP
     exit_codes = "exit codes: 0 every armature looped, 1 some failed (each named on stderr), 2 usage error, 130 interrupted"
 
-    def add_arguments(self, parser):
-        options.add_arguments(parser)
-
-    def check(self, given):
-        options.check(given)
-
-    def plan(self, files, given):
-        return options.plan(files, given)
+    options_module, report_module = options, report
 
     def job(self):
         from . import job  # bpy
 
         return job
-
-    row = staticmethod(report.row)
-    section = staticmethod(report.section)
 
 
 COMMAND = MakeLoop()

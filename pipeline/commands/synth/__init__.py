@@ -15,14 +15,7 @@ class Synth(Command):
                 "loopsmith synth out/graph.json --seconds 20 --via walk run -o out")
     exit_codes = "exit codes: 0 the motion was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
 
-    def add_arguments(self, parser):
-        options.add_arguments(parser)
-
-    def check(self, given):
-        options.check(given)
-
-    def plan(self, files, given):
-        return options.plan(files, given)
+    options_module, report_module = options, report
 
     def paths(self, given):
         return options.paths(given)
@@ -31,8 +24,6 @@ class Synth(Command):
         from . import job  # bpy
 
         return job
-
-    row, section, title = staticmethod(report.row), staticmethod(report.section), staticmethod(report.title)
 
 
 COMMAND = Synth()

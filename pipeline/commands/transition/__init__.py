@@ -15,21 +15,12 @@ class Transition(Command):
     epilog = options.EPILOG
     exit_codes = "exit codes: 0 the transition was made, 1 it failed (named on stderr), 2 usage error, 130 interrupted"
 
-    def add_arguments(self, parser):
-        options.add_arguments(parser)
-
-    def check(self, given):
-        options.check(given)
-
-    def plan(self, files, given):
-        return options.plan(files, given)
+    options_module, report_module = options, report
 
     def job(self):
         from . import job  # bpy
 
         return job
-
-    row, section, title = staticmethod(report.row), staticmethod(report.section), staticmethod(report.title)
 
 
 COMMAND = Transition()
