@@ -68,8 +68,10 @@ def distance_svg(transition):
     chart.parts.append(f'<image x="{chart.LEFT}" y="{chart.TOP}" width="{chart.plot_width}" height="{chart.plot_height}" '
                        f'preserveAspectRatio="none" style="image-rendering:pixelated" href="data:image/png;base64,{picture["png"]}"/>')
     keys = [(charts.SEAM, "the transition point", "line")]
-    if transition.get("path"):
-        chart.polyline([b + 0.5 for _, b in transition["path"]], [a + 0.5 for a, _ in transition["path"]], "#2ec4ff", "path", width=3)
+    # The warp may run past the searched region the picture covers: only its part over the picture is drawn.
+    path = [(a, b) for a, b in transition.get("path") or () if a0 <= a <= a1 and b0 <= b <= b1]
+    if path:
+        chart.polyline([b + 0.5 for _, b in path], [a + 0.5 for a, _ in path], "#2ec4ff", "path", width=3)
         keys.append(("#2ec4ff", "time-warp path (frames paired by the blend)", "line"))
     x, y = chart.x(transition["to_frame"] + 0.5), chart.y(transition["from_frame"] + 0.5)
     chart.parts.append(f'<circle class="chosen" cx="{x:.1f}" cy="{y:.1f}" r="6" fill="none" stroke="{charts.SEAM}" stroke-width="2"/>')
