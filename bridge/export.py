@@ -6,6 +6,7 @@ as it found it; :func:`verify` checks a written file's structure and content.
 """
 
 import contextlib
+import os
 import pathlib
 
 import bpy
@@ -213,7 +214,8 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None,
         with silenced():
             if suffix == ".blend":
                 with _playing(bpy.context.scene, *playing):
-                    bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True)
+                    # An absolute path: Blender 4.5 saves a relative one beside its own module, not the working folder.
+                    bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(path), copy=True)
             else:
                 _export(obj, action, path, suffix, frame_start, frame_end, bvh_scale, bvh_source, profile, looping, root)
     except (RuntimeError, OSError, bvh.BvhError) as error:
