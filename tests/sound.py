@@ -1,5 +1,6 @@
 """Songs with known beats for the tests: click tracks synthesized here, written as 16-bit WAV."""
 
+import importlib
 import wave
 
 import numpy as np
@@ -27,3 +28,14 @@ def write_wav(path, samples, rate=RATE):
         out.setframerate(rate)
         out.writeframes(np.round(np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
     return path
+
+
+def blender_audio_missing():
+    """Why Blender's audio library cannot be used here (the bpy 4.2 wheel is built without it, unlike Blender 4.2 itself),
+    or None when it can: songs other than WAV and sound strips in the sequencer need it."""
+    try:
+        importlib.import_module("bpy")  # the bpy module provides aud where Blender was built with audaspace
+        importlib.import_module("aud")
+    except ImportError:
+        return "this bpy is built without Blender's audio library (aud): no sound strips, no OGG/MP3 songs"
+    return None

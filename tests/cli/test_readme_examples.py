@@ -22,6 +22,7 @@ import sys
 
 import pytest
 
+from sound import blender_audio_missing
 from helpers import REPO, run_loopsmith
 
 pytestmark = [pytest.mark.blender, pytest.mark.realdata]
@@ -88,6 +89,8 @@ def skip_reason(args):
         return "needs a Dask cluster (tests/cli/test_cluster.py runs one)"
     if "--shard" in args:
         return "needs a farm (tests/cli/test_flamenco.py covers shards)"
+    if any(arg.endswith(".ogg") for arg in args):
+        return blender_audio_missing()
     return None
 
 
