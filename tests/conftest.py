@@ -66,6 +66,15 @@ def mocap_dir():
 
 
 @pytest.fixture(scope="session")
+def cmu(mocap_dir):
+    """The folder of CMU's dance takes in Acclaim ASF/AMC (05.asf, 05_01.amc ...), beside the Bandai clips."""
+    folder = mocap_dir.parent / "cmu-dance"
+    if not (folder / "05.asf").is_file():
+        pytest.skip(f"CMU's dance takes not found in {folder}")
+    return folder
+
+
+@pytest.fixture(scope="session")
 def loopsmith():
     """The Loopsmith extension module, enabled from a development repository."""
     module, disable = dev_extension.enable(_SUBMODULES)

@@ -16,14 +16,6 @@ FRAMES = 598
 
 
 @pytest.fixture(scope="module")
-def cmu(mocap_dir):
-    folder = mocap_dir.parent / "cmu-dance"
-    if not folder.is_dir():
-        pytest.skip(f"the CMU dance takes are not at {folder}")
-    return folder
-
-
-@pytest.fixture(scope="module")
 def reference(cmu):
     """Every joint's world position ``(F, B, 3)`` of the reference BVH of 05_01 (read as Blender's importer would, metres,
     Z up), and its bone names."""

@@ -18,15 +18,6 @@ TOLERANCE = 1e-4  # metres: every joint on every frame, after a round trip throu
 SAME_VISIBILITY = 1.1  # a junction no more visible than the takes' own ordinary stretches (core.measure.verdict.SAME)
 
 
-@pytest.fixture(scope="module")
-def cmu(mocap_dir):
-    """The folder of CMU's dance takes (05.asf, 05_01.amc ...)."""
-    folder = mocap_dir.parent / "cmu-dance"
-    if not (folder / "05.asf").is_file():
-        pytest.skip(f"CMU's dance takes not found in {folder}")
-    return folder
-
-
 def _report(folder):
     return json.loads((folder / "loopsmith_report.json").read_text())["entries"]
 

@@ -8,14 +8,6 @@ from core.motion import kinematics, quat
 
 
 @pytest.fixture(scope="module")
-def cmu(mocap_dir):
-    folder = mocap_dir.parent / "cmu-dance"
-    if not folder.is_dir():
-        pytest.skip(f"the CMU dance takes are not at {folder}")
-    return folder
-
-
-@pytest.fixture(scope="module")
 def skeleton(cmu):
     return acclaim.read_asf(cmu / "05.asf")
 
