@@ -15,13 +15,13 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import SyncError
-from ..measure import edit as edit_measure, transition as transition_measure
+from ..measure import edit as edit_measure, seam as seam_measure, transition as transition_measure
 from ..motion.clip import Clip
 from . import keyposes as keyposes_module, sync as sync_module
 
 BEATS_PER_BAR = sync_module.BEATS_PER_BAR
 ON_BEAT_GOOD = 0.8  # share of keyposes within a frame of the grid that is GOOD
-WINDOW_MARGIN = 3  # frames either side of a junction's window that its visibility reads
+WINDOW_MARGIN = 3  # frames either side of a junction's window the warp plays steadily too
 
 
 def _cycle_anchors(anchors, cycle_in, cycle_out, max_stretch):
@@ -61,7 +61,7 @@ def _loop_sync(keys, strength, beats, duration, fps, max_stretch, seconds, per_b
     bars = min(fits, key=lambda n: abs(np.log(duration / (n * per_bar * beat) / speed)), default=None)
     if bars is None:
         need = duration / (max(1, min(most, round(duration / speed / (beat * per_bar)))) * per_bar * beat)
-        raise SyncError(f"{name} would need {need:.3g}x to loop in whole bars; --max-stretch allows {max_stretch[0]:g}-{max_stretch[1]:g}x",
+        raise SyncError(f"{name} would need {sync_module.outside(need, max_stretch)}x to loop in whole bars; --max-stretch allows {max_stretch[0]:g}-{max_stretch[1]:g}x",
                         clip=name, stretch=need)
     cycle_out = round(bars * per_bar * beat * fps) / fps  # a whole number of frames: the loop repeats in step
     phase = _phase(keys * cycle_out / duration, strength, beat / max(ratio, 1.0))
@@ -103,7 +103,8 @@ def junction_spans(windows: list, fps: float) -> np.ndarray:
 
 def sync_performance(clip: Clip, beats: np.ndarray, max_stretch: tuple[float, float] = sync_module.MAX_STRETCH,
                      seconds: float | None = None, loop_bars: int | None = None, name: str = "the performance",
-                     found: keyposes_module.Keyposes | None = None, windows: list | None = None) -> tuple[Clip, sync_module.Sync]:
+                     found: keyposes_module.Keyposes | None = None, windows: list | None = None,
+                     parts: list | None = None) -> tuple[Clip, sync_module.Sync]:
     """``clip`` (a composed performance) retimed so its keyposes land on ``beats (N,)`` (seconds from its first frame):
     ``(warped clip, Sync)``.
 
@@ -112,7 +113,8 @@ def sync_performance(clip: Clip, beats: np.ndarray, max_stretch: tuple[float, fl
     whole cycle plays in a whole number of bars. found: the clip's keyposes when known. windows: the composition's junction
     windows ``(first, last)`` (0-based frames of ``clip``): the warp keeps one speed through each (and its measured margin)
     and the performance does not start inside one, so the junctions stay as good as without music (not for a loop).
-    SyncError naming ``name`` and the stretch it would need when the tempos cannot meet inside ``max_stretch``.
+    parts: ``[(clip name, first frame), ...]`` the composition's clips in order: each keeps its own keyposes per beat and
+    speed. SyncError naming the clip (or ``name``) and the stretch it would need when the tempos cannot meet inside ``max_stretch``.
     """
     found = keyposes_module.find_keyposes(clip) if found is None else found
     beats = np.asarray(beats, dtype=float)
@@ -123,7 +125,8 @@ def sync_performance(clip: Clip, beats: np.ndarray, max_stretch: tuple[float, fl
         result = _loop_sync(keys, strength, beats, duration, clip.fps, max_stretch, seconds, int(loop_bars), name)
     else:
         result = sync_module.sync_to_beats(keys, beats, duration, clip.fps, max_stretch, seconds, strength, name,
-                                           spans=junction_spans(windows or [], clip.fps))
+                                           spans=junction_spans(windows or [], clip.fps),
+                                           parts=[(part, first / clip.fps) for part, first in parts] if parts else None)
     return sync_module.warp_clip(clip, result.input_times), result
 
 
@@ -133,46 +136,73 @@ def output_frames(result: sync_module.Sync, frames: np.ndarray) -> np.ndarray:
     return np.clip(index, 0, len(result.input_frames) - 1)
 
 
+def _pieces_around(windows, num_frames):
+    """Per junction window ``(first, last)``: the frames ``(start, stop)`` of the piece before it and the piece after it,
+    each from the window before to the window after (a piece's other junction plays as part of it)."""
+    edges = [(0, -1)] + [(int(first), int(last)) for first, last in windows] + [(num_frames, num_frames - 1)]
+    return [((edges[k][0], edges[k + 1][0]), (edges[k + 1][1] + 1, edges[k + 2][1] + 1)) for k in range(len(windows))]
+
+
 def junction_visibility(clip: Clip, windows: list) -> list[float]:
-    """Per junction window ``(first, last)`` (0-based frames of ``clip``): the worst acceleration over its frames (and
-    :data:`WINDOW_MARGIN` either side) against the clip's own 95th percentile per joint; 1 is as sharp as the performance's
-    typical motion. Measured the same way before and after a warp, each against its own clip."""
+    """Per junction window ``(first, last)`` (0-based frames of ``clip``): the composition's own measure of a junction, on
+    ``clip`` as it plays. The worst acceleration over the window (and a frame either side) against the larger of the two
+    pieces' typical peaks (:func:`..measure.transition.run_reference`: runs as long, the pieces' frames between the windows
+    as played in ``clip``), so a piece played faster is measured against itself played faster. Measured the same way
+    before and after a warp; 1 is as sharp as the clips it joins."""
     positions = transition_measure.clip_positions(clip, clip.bone_names)
-    reference = edit_measure.acceleration_reference(positions, dt=clip.dt)
     values = []
-    for first, last in windows:  # a few junctions
-        low, high = max(int(first) - WINDOW_MARGIN, 0), min(int(last) + WINDOW_MARGIN + 1, clip.num_frames)
-        values.append(edit_measure.worst_frame(positions[low:high], clip.dt, reference) if high - low >= 3 else 0.0)
+    for (first, last), pieces in zip(windows, _pieces_around(windows, clip.num_frames)):  # a few junctions
+        measured = np.arange(max(int(first) - 1, 1), min(int(last) + 1, clip.num_frames - 2) + 1)
+        own = [positions[start:stop] for start, stop in pieces if stop - start >= 3] or [positions]
+        if len(measured) < 1:
+            values.append(0.0)
+            continue
+        reference = np.max([transition_measure.run_reference(piece, clip.dt, len(measured)) for piece in own], axis=0)
+        reference = np.maximum(reference, 0.25 * np.median(reference))  # joints that hardly move do not divide by ~0
+        values.append(seam_measure.played_visibility(positions, clip.dt, measured, reference))
     return values
+
+
+def _shown_junctions(result, windows):
+    """The junctions the performance plays (a head or tail it leaves out may hold some): their indices, the input frames
+    ``(first, last)`` it shows (an end beat may cut into a window), and the frames of the input it shows ``(start, stop)``."""
+    start, stop = int(np.ceil(result.input_frames[0] - 1e-6)), int(np.floor(result.input_frames[-1] + 1e-6)) + 1
+    shown = [(k, (max(int(first), start), min(int(last), stop - 1))) for k, (first, last) in enumerate(windows)
+             if first < stop and last >= start]
+    return [k for k, _ in shown], [window for _, window in shown], (start, stop)
 
 
 def measure_sync(clip: Clip, warped: Clip, result: sync_module.Sync, windows: list, found: keyposes_module.Keyposes | None = None,
                  found_after: keyposes_module.Keyposes | None = None) -> dict:
     """The sync's numbers: keyposes on the grid (within one frame) before (as composed, from 0) and after (found again in
-    ``warped``), the chance level of the grid, the stretch's range, each junction's visibility (``windows``: ``(first, last)``
-    frames of ``clip``) before, after, and played uniformly at the sync's mean speed (``visibility_uniform``: resampling's own
-    share of any change), and toe skating before and after (after also per unit of input time: over the mean
-    stretch). Plain floats and lists."""
+    ``warped``), the chance level of the grid, the stretch's range, the visibility (:func:`junction_visibility`) of each
+    junction the performance plays (``junctions``: their indices in ``windows``, ``(first, last)`` frames of ``clip``) on
+    the input it shows before, after, and played uniformly at the sync's mean speed (``visibility_uniform``: resampling's
+    own share of any change), and toe skating on the input it shows before, after, and after per second of input time
+    (each frame's toe speed over its stretch). Plain floats and lists."""
     found = keyposes_module.find_keyposes(clip) if found is None else found
     found_after = keyposes_module.find_keyposes(warped) if found_after is None else found_after
     frame = 1.0 / clip.fps
     reach = found.seconds[found.seconds <= result.input_times[-1] + 1e-9]
     spacing = float(np.median(np.diff(result.grid))) if len(result.grid) > 1 else 1.0
-    after_windows = [tuple(int(f) for f in output_frames(result, window)) for window in windows]
-    skating, source_skating = edit_measure.retimed_skating(clip, warped, result.input_frames)
+    junctions, shown, (start, stop) = _shown_junctions(result, windows)
+    after_windows = [tuple(int(f) for f in output_frames(result, window)) for window in shown]
+    skating = edit_measure.retimed_skating(clip, warped, result.input_frames)[0]
+    per_input, shown_skating = edit_measure.retimed_skating(clip, warped, result.input_frames, result.stretch)
     mean_stretch = float(np.mean(result.stretch))
-    # The same performance played at the sync's mean speed throughout: what resampling alone does to the measure.
-    uniform = sync_module.warp_clip(clip, np.arange(len(result.input_times)) / clip.fps * mean_stretch)
-    uniform_windows = [tuple(int(round(f / mean_stretch)) for f in window) for window in windows]
+    # The same input played at the sync's mean speed throughout: what resampling alone does to the measure.
+    uniform = sync_module.warp_clip(clip, result.input_times[0] + np.arange(len(result.input_times)) / clip.fps * mean_stretch)
+    uniform_windows = [tuple(int(round((f - result.input_frames[0]) / mean_stretch)) for f in window) for window in shown]
     return {
         "on_beat_before": sync_module.on_beat_fraction(reach, result.grid, frame),
         "on_beat_after": sync_module.on_beat_fraction(found_after.seconds, result.grid, frame),
         "on_beat_chance": min(1.0, 2.0 * frame / spacing),
         "keyposes_before": [round(float(t), 4) for t in reach], "keyposes_after": [round(float(t), 4) for t in found_after.seconds],
         "stretch_range": [float(result.stretch.min()), float(result.stretch.max())], "mean_stretch": mean_stretch,
-        "visibility_before": junction_visibility(clip, windows), "visibility_after": junction_visibility(warped, after_windows),
+        "junctions": junctions,
+        "visibility_before": junction_visibility(clip.slice_frames(start, stop), [(f - start, l - start) for f, l in shown]),
+        "visibility_after": junction_visibility(warped, after_windows),
         "windows_after": [list(window) for window in after_windows],
         "visibility_uniform": junction_visibility(uniform, uniform_windows),
-        "skating_before": float(source_skating), "skating_after": float(skating),
-        "skating_after_per_input": float(skating) / max(mean_stretch, 1e-9),
+        "skating_before": float(shown_skating), "skating_after": float(skating), "skating_after_per_input": float(per_input),
     }

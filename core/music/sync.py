@@ -49,11 +49,13 @@ class Sync:
     anchors: ``(A, 2)`` (output, input) times the warp passes through: the start, the matched keyposes, the end.
     grid: ``(M,)`` the times keyposes may land on: the beats, or beats and half beats at two keyposes per beat.
     matched: ``(K,)`` output time each keypose was put on, NaN where left off the grid or outside the performance.
-    ratio: keyposes per beat (1, 0.5 or 2). speed: the overall speed the tempos asked (ratio x song tempo / motion tempo).
+    ratio: keyposes per beat (1, 0.5 or 2; the most of any part). speed: the overall speed the tempos asked (ratio x song
+    tempo / motion tempo; the parts' mean in log).
     motion_bpm, song_bpm: keyposes and beats per minute.
     end: output time of the last frame's beat.
     offsets_before: ``(k,)`` each keypose inside the performance's reach minus the nearest grid time, played as captured from 0.
     offsets_after: ``(k',)`` the same for the keyposes the performance shows, after the warp.
+    parts: :class:`PartTempo` per clip of a composition (one for a single motion).
     """
 
     fps: float
@@ -69,6 +71,7 @@ class Sync:
     end: float
     offsets_before: np.ndarray
     offsets_after: np.ndarray
+    parts: tuple = ()
 
     @property
     def input_frames(self) -> np.ndarray:
@@ -89,6 +92,15 @@ def song_tempo(beats: np.ndarray) -> float:
     return float(60.0 / np.median(np.diff(beats)))
 
 
+def outside(stretch: float, max_stretch: tuple[float, float]) -> str:
+    """``stretch`` (outside ``max_stretch``) in as few significant digits (3 or more) as show it outside: 0.7996, not 0.8."""
+    for digits in range(3, 9):
+        text = f"{stretch:.{digits}g}"
+        if not max_stretch[0] <= float(text) <= max_stretch[1]:
+            return text
+    return f"{stretch:.9g}"
+
+
 def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float] = MAX_STRETCH,
                  name: str = "the motion") -> tuple[float, float]:
     """(keyposes per beat, speed): of :data:`RATIOS`, the one whose speed ``ratio * song_bpm / motion_bpm`` is nearest 1 in log,
@@ -105,9 +117,59 @@ def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, f
     best = int(np.argmin(np.round(np.abs(np.log(speeds)), 12) + 1e3 * ~roomy))
     ratio, speed = RATIOS[best], float(speeds[best])
     if not low <= speed <= high:
-        raise SyncError(f"{name} would need {speed:.3g}x to meet {song_bpm:.0f} BPM; --max-stretch allows {low:g}-{high:g}x",
-                        clip=name, stretch=speed)
+        raise SyncError(f"{name} would need {outside(speed, max_stretch)}x to meet {song_bpm:.0f} BPM; --max-stretch allows "
+                        f"{low:g}-{high:g}x", clip=name, stretch=speed)
     return ratio, speed
+
+
+@dataclass
+class PartTempo:
+    """One clip of a performance as synced: its name, first input second, keyposes per beat, speed and keyposes per minute."""
+
+    name: str
+    first: float
+    ratio: float
+    speed: float
+    motion_bpm: float
+
+
+MIN_PART_KEYPOSES = 4  # keyposes a clip needs for a tempo of its own; fewer take the tempo of the clip before (or after)
+
+
+def part_tempi(keys: np.ndarray, song_bpm: float, parts: list, max_stretch: tuple[float, float],
+               name: str) -> tuple[np.ndarray, list[PartTempo]]:
+    """Which part each keypose ``keys (K,)`` (input seconds) is in ``(K,)``, and each part's :class:`PartTempo`.
+
+    parts: ``[(name, first input second), ...]`` in order. A part's tempo is its keyposes' median spacing; a part with too
+    few keyposes takes its neighbour's (the whole motion's, named ``name``, when none has enough). SyncError naming the
+    part (the clip) and the stretch it would need when its tempo cannot meet ``song_bpm`` inside ``max_stretch``.
+    """
+    firsts = np.array([float(first) for _, first in parts])
+    owner = np.clip(np.searchsorted(firsts, keys + 1e-9, side="right") - 1, 0, len(parts) - 1)
+    counts = np.bincount(owner, minlength=len(parts))
+    own = [k for k in range(len(parts)) if counts[k] >= MIN_PART_KEYPOSES]
+    tempi = {}
+    for k in own:  # a few clips
+        motion_bpm = 60.0 / float(np.median(np.diff(keys[owner == k])))
+        tempi[k] = PartTempo(parts[k][0], float(firsts[k]), *choose_ratio(motion_bpm, song_bpm, max_stretch, parts[k][0]), motion_bpm)
+    if not own:
+        motion_bpm = 60.0 / float(np.median(np.diff(keys)))
+        whole = choose_ratio(motion_bpm, song_bpm, max_stretch, name)
+    result = []
+    for k, (part_name, _) in enumerate(parts):  # a few clips
+        if k in tempi:
+            result.append(tempi[k])
+            continue
+        lender = max((j for j in own if j < k), default=min(own, default=None))
+        ratio, speed, bpm = (tempi[lender].ratio, tempi[lender].speed, tempi[lender].motion_bpm) if lender is not None else (*whole, motion_bpm)
+        result.append(PartTempo(part_name, float(firsts[k]), ratio, speed, bpm))
+    return owner, result
+
+
+def _landing(owner, tempi, grid, on_beat):
+    """``(K, M)`` the grid times each keypose may land on: a part at one keypose per beat or fewer lands on beats only."""
+    beat_only = np.array([tempi[k].ratio <= 1.0 for k in owner])
+    return ~beat_only[:, None] | on_beat[None, :]
 
 
 def beat_grid(beats: np.ndarray, ratio: float) -> tuple[np.ndarray, np.ndarray]:
@@ -132,16 +194,24 @@ def loop_beats(beats: np.ndarray, seconds: float, beats_per_bar: int = BEATS_PER
 
 
 class _Costs:
-    """The matching's costs in log stretch: bounds (low, high) and inner bounds, the target speed, the beat and the frame (s)."""
+    """The matching's costs in log stretch: bounds (low, high) and inner bounds, the target speed, the beat and the frame (s).
+
+    speed: one target speed, or one per keypose ``(K, 1)`` (each clip of a composition has its own); :meth:`at` gives a
+    keypose's own costs.
+    """
 
     def __init__(self, bounds, speed, beat, frame):
-        self.low, self.high, self.frame = bounds[0], bounds[1], frame
+        self.bounds, self.low, self.high, self.frame = bounds, bounds[0], bounds[1], frame
         self.log_low, self.log_high = np.log(bounds[0]), np.log(bounds[1])
         self.width = self.log_high - self.log_low
         # The inner bounds never exclude the target speed itself.
         log_speed = np.log(speed)
-        self.inner = (min(self.log_low + MARGIN * self.width, log_speed), max(self.log_high - MARGIN * self.width, log_speed))
+        self.inner = (np.minimum(self.log_low + MARGIN * self.width, log_speed), np.maximum(self.log_high - MARGIN * self.width, log_speed))
         self.speed, self.beat = speed, beat
+
+    def at(self, i):
+        """The costs of keypose i alone (its own target speed)."""
+        return self if np.ndim(self.speed) == 0 else _Costs(self.bounds, float(np.ravel(self.speed)[i]), self.beat, self.frame)
 
     def bound(self, stretch):
         """Cost of stretches ``(...)``: soft outside the inner bounds (infinite for none or negative)."""
@@ -199,7 +269,8 @@ def _best_step(cost, keys, strength, grid, costs, i, gaps, spans):
         valid = before >= 0
         spot = np.where(valid, before, 0)
         across = np.any((spans[:, 0] < keys[i]) & (spans[:, 1] > keys[i - back]))
-        total = cost[i - back][spot] + (costs.steady if across else costs.segment)(keys[i] - keys[i - back], grid[None, :] - grid[spot])
+        own = costs.at(i)
+        total = cost[i - back][spot] + (own.steady if across else own.segment)(keys[i] - keys[i - back], grid[None, :] - grid[spot])
         total += SKIP_COST * (1.0 + strength[i - 1]) * (back - 1)
         total = np.where(valid, total, np.inf)
         pick = np.argmin(total, axis=0)
@@ -234,32 +305,37 @@ def _ends(cost, keys, grid, on_beat, beats, costs, limits):
 
 
 def match_keyposes(keys: np.ndarray, strength: np.ndarray, grid: np.ndarray, on_beat: np.ndarray, beats: np.ndarray,
-                   speed: float, max_stretch: tuple[float, float], duration: float, end_limit: float,
+                   speed: float | np.ndarray, max_stretch: tuple[float, float], duration: float, end_limit: float,
                    allowed_ends: np.ndarray | None = None, gaps: int = 3, frame: float = 1.0 / 30.0,
-                   spans: np.ndarray | None = None) -> tuple[list, float, float, float]:
+                   spans: np.ndarray | None = None, landing: np.ndarray | None = None,
+                   closed: np.ndarray | None = None) -> tuple[list, float, float, float]:
     """Each keypose's grid time by dynamic programming: ``([(keypose, grid index)...], input start, end, input end)``.
 
     keys ``(K,)`` input seconds, increasing; strength ``(K,)``; grid ``(M,)`` output seconds with ``on_beat (M,)``;
-    beats ``(N,)``; speed the target stretch; duration the input's seconds; end_limit the latest output end;
+    beats ``(N,)``; speed the target stretch, or each keypose's ``(K,)``; duration the input's seconds; end_limit the latest output end;
     allowed_ends ``(N,)`` which beats may end the performance (default all). Keyposes keep their order on
     distinct grid times up to ``gaps`` apart; a keypose may be left off (at a cost), as may those before the first
     matched one. Costs: the squared offset in beats from the target speed, a steep cost outside the inner stretch
     bounds, and beyond the bounds the squared frames (of ``frame`` s) the keypose would be moved off its grid time.
-    spans ``(S, 2)``: input seconds the performance may not start inside (see :func:`_start_costs`). None when nothing fits.
+    spans ``(S, 2)``: input seconds whose keyposes are matched at the steady cost (:meth:`_Costs.steady`); closed ``(S', 2)``:
+    input seconds the performance may not start inside (default spans; see :func:`_start_costs`); landing ``(K, M)``: the grid
+    times each keypose may land on (default all). None when nothing fits.
     """
     beat = float(np.median(np.diff(beats)))
-    costs = _Costs(max_stretch, speed, beat, frame)
+    costs = _Costs(max_stretch, speed if np.ndim(speed) == 0 else np.asarray(speed, dtype=float)[:, None], beat, frame)
+    unfit = 0.0 if landing is None else np.where(landing, 0.0, np.inf)
     ends = np.round(beats[np.ones(len(beats), dtype=bool) if allowed_ends is None else np.asarray(allowed_ends, dtype=bool)], 9)
 
     def allowed(times):
         return np.isin(np.round(times, 9), ends)
 
     spans = np.zeros((0, 2)) if spans is None else np.asarray(spans, dtype=float).reshape(-1, 2)
-    cost, start = _start_costs(keys, strength, grid, costs, spans)
-    cost = np.where(grid[None, :] <= end_limit + 1e-9, cost, np.inf)
+    cost, start = _start_costs(keys, strength, grid, costs, spans if closed is None else np.asarray(closed, dtype=float).reshape(-1, 2))
+    cost = np.where(grid[None, :] <= end_limit + 1e-9, cost + unfit, np.inf)
     came = np.full((2,) + cost.shape, -1)
     for i in range(1, len(keys)):  # over keyposes; each step is vectorized over grid times and gaps
         step, came_i, came_j = _best_step(cost, keys, strength, grid, costs, i, gaps, spans)
+        step = step + (unfit if np.ndim(unfit) == 0 else unfit[i])
         better = (step < cost[i]) & (grid <= end_limit + 1e-9)
         cost[i] = np.where(better, step, cost[i])
         came[0, i], came[1, i] = np.where(better, came_i, -1), np.where(better, came_j, -1)
@@ -312,20 +388,21 @@ def _line_costs(entry, rate, span, keys, grid, neighbours, costs):
     return total
 
 
-def steady_spans(x: np.ndarray, y: np.ndarray, spans: np.ndarray, keys: np.ndarray, grid: np.ndarray, speed: float,
+def steady_spans(x: np.ndarray, y: np.ndarray, spans: np.ndarray, keys: np.ndarray, grid: np.ndarray, speed: float | np.ndarray,
                  max_stretch: tuple[float, float], frame: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Anchors ``(x, y) (A,)`` (output, input seconds, increasing) where each span ``(first, last)`` of input seconds of
     ``spans (S, 2)`` plays at one steady speed: ``(x', y', linear (A'-1,))``. The anchors inside a span (within half a
     ``frame``) give way to its entry and exit on the line, of the speeds and entry times tried, that puts its keyposes
-    (of ``keys (K,)``) on the ``grid (M,)`` best near the target ``speed`` and meets its neighbours inside the bounds
+    (of ``keys (K,)``) on the ``grid (M,)`` best near the target ``speed`` (or each span's ``(S,)``) and meets its neighbours inside the bounds
     (:func:`_line_costs`); linear marks the spans' intervals, for :func:`relax_anchors` and :func:`monotone_warp`. The
     output's first and last anchors stay where they are.
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     opens, spacing = np.zeros(len(x), dtype=bool), float(np.median(np.diff(grid))) if len(grid) > 1 else 1.0
-    costs = _Costs(max_stretch, speed, spacing, frame)
-    rate = np.append(1.0 / np.geomspace(max_stretch[0], max_stretch[1], SPAN_RATES), 1.0 / speed)[:, None]
-    for first, last in np.asarray(spans, dtype=float).reshape(-1, 2):  # a few junctions, in order
+    spans = np.asarray(spans, dtype=float).reshape(-1, 2)
+    for (first, last), target in zip(spans, np.broadcast_to(speed, len(spans))):  # a few junctions, in order
+        costs = _Costs(max_stretch, float(target), spacing, frame)
+        rate = np.append(1.0 / np.geomspace(max_stretch[0], max_stretch[1], SPAN_RATES), 1.0 / target)[:, None]
         inside = (y >= max(first, y[0]) - 0.5 * frame) & (y <= min(last, y[-1]) + 0.5 * frame)
         span = np.array([np.min(np.append(y[inside], max(first, y[0]))), np.max(np.append(y[inside], min(last, y[-1])))])
         if span[1] - span[0] < 1e-6:
@@ -491,42 +568,52 @@ def _path_anchors(path, grid, keys, start, end, finish):
 def sync_to_beats(keyposes: np.ndarray, beats: np.ndarray, duration: float, fps: float,
                   max_stretch: tuple[float, float] = MAX_STRETCH, seconds: float | None = None,
                   strength: np.ndarray | None = None, name: str = "the motion", allowed_ends: np.ndarray | None = None,
-                  spans: np.ndarray | None = None) -> Sync:
+                  spans: np.ndarray | None = None, parts: list | None = None) -> Sync:
     """The warp that puts the keyposes ``(K,)`` (input seconds) on the ``beats (N,)`` (output seconds, the song's clock).
 
     duration: the input's seconds; fps: the output's frame rate (the input's); seconds: the longest output wanted
     (default: up to the last beat); strength ``(K,)``: the keyposes' strengths (weak ones are cheaper to leave off);
     allowed_ends ``(N,)``: which beats may end the performance (see :func:`loop_beats`); spans ``(S, 2)``: input seconds
     (first, last) the warp plays at one steady speed, the performance neither starting inside one (a composition's
-    junctions: see :func:`steady_spans`). SyncError naming ``name`` when the tempos cannot meet inside ``max_stretch`` or
-    nothing fits.
+    junctions: see :func:`steady_spans`); parts: ``[(name, first input second), ...]`` the clips a composition plays, in
+    order, each keeping its own keyposes per beat and speed (default one part, ``name``). SyncError naming the clip and
+    the stretch it would need when its tempo cannot meet the song's inside ``max_stretch``, or when nothing fits.
     """
     keys, beats = _checked(keyposes, beats, duration, name)
     strength = np.ones(len(keys)) if strength is None else np.asarray(strength, dtype=float)
-    spans = np.zeros((0, 2)) if spans is None else np.asarray(spans, dtype=float).reshape(-1, 2)
-    motion_bpm, song_bpm = 60.0 / float(np.median(np.diff(keys))), song_tempo(beats)
-    ratio, speed = choose_ratio(motion_bpm, song_bpm, max_stretch, name)
+    closed = np.zeros((0, 2)) if spans is None else np.asarray(spans, dtype=float).reshape(-1, 2)
+    song_bpm = song_tempo(beats)
+    owner, tempi = part_tempi(keys, song_bpm, parts or [(name, 0.0)], max_stretch, name)
     end_limit = float(beats[-1] if seconds is None else min(seconds, beats[-1]))
+    steady = closed
     while True:  # below ON_BEAT keyposes on the grid, drops the spans whose steady speed moved some off it (a few junctions)
-        result, costly = _retime(keys, strength, beats, duration, fps, max_stretch, end_limit, allowed_ends, spans, name, (ratio, speed))
+        result, costly = _retime(keys, strength, beats, (duration, fps, end_limit), max_stretch, allowed_ends, (steady, closed),
+                                 name, (owner, tempi))
         if not np.any(costly) or np.mean(np.abs(result.offsets_after) <= 1.0 / fps + 1e-9) >= ON_BEAT:
-            result.motion_bpm, result.song_bpm = motion_bpm, song_bpm
+            result.motion_bpm, result.song_bpm = 60.0 / float(np.median(np.diff(keys))), song_bpm
             return result
-        spans = spans[~costly]
+        steady = steady[~costly]
 
 
-def _retime(keys, strength, beats, duration, fps, max_stretch, end_limit, allowed_ends, spans, name, tempo):
-    """:func:`sync_to_beats` at ``tempo`` (ratio, speed) with the steady ``spans (S, 2)``: ``(Sync, costly (S,))``, costly
-    marking the spans whose one speed puts a keypose the matching had on the grid more than a frame off it."""
-    ratio, speed = tempo
+def _retime(keys, strength, beats, timing, max_stretch, allowed_ends, spans, name, tempo):
+    """:func:`sync_to_beats` with ``timing`` (duration, fps, end limit), ``spans`` (steady, closed) and ``tempo`` (each
+    keypose's part, the parts' :class:`PartTempo`): ``(Sync, costly (S,))``, costly marking the steady spans whose one speed
+    puts a keypose the matching had on the grid more than a frame off it."""
+    (duration, fps, end_limit), (steady, closed), (owner, tempi) = timing, spans, tempo
+    ratios, speeds = np.array([t.ratio for t in tempi]), np.array([t.speed for t in tempi])
+    ratio = float(ratios.max())
     grid, on_beat = _lead_grid(*beat_grid(beats, ratio), ratio)
-    gaps = 3 if ratio >= 1.0 else 5
-    found = match_keyposes(keys, strength, grid, on_beat, beats, speed, max_stretch, duration, end_limit, allowed_ends, gaps,
-                           1.0 / fps, spans)
+    gaps = (3 if ratios.min() >= 1.0 else 5) * (2 if ratio > 1.0 and ratios.min() <= 1.0 else 1)
+    found = match_keyposes(keys, strength, grid, on_beat, beats, speeds[owner], max_stretch, duration, end_limit, allowed_ends, gaps,
+                           1.0 / fps, steady, _landing(owner, tempi, grid, on_beat), closed)
+    speed = float(np.exp(np.mean(np.log(speeds[owner]))))
     if found is None:
         raise SyncError(f"{name} cannot end on a beat within {end_limit:.2f} s at {speed:.2f}x", clip=name, stretch=speed)
     path, start, end, finish = found
-    x, y, linear = steady_spans(*_path_anchors(path, grid, keys, start, end, finish), spans, keys, grid, speed, max_stretch, 1.0 / fps)
+    # A junction's span plays at the speeds of the clips either side of it.
+    span_speed = np.sqrt(speeds[owner[np.clip(np.searchsorted(keys, steady[:, 0]), 0, len(keys) - 1)]]
+                         * speeds[owner[np.clip(np.searchsorted(keys, steady[:, 1]) - 1, 0, len(keys) - 1)]])
+    x, y, linear = steady_spans(*_path_anchors(path, grid, keys, start, end, finish), steady, keys, grid, span_speed, max_stretch, 1.0 / fps)
     x = relax_anchors(x, y, max_stretch, linear)
     warp = monotone_warp(x, y, max_stretch, linear)
     count = int(np.floor(x[-1] * fps + 1e-6)) + 1
@@ -537,12 +624,12 @@ def _retime(keys, strength, beats, duration, fps, max_stretch, end_limit, allowe
     matched, placed = np.full(len(keys), np.nan), np.array([i for i, _ in path])
     matched[placed] = np.interp(keys[placed], dense_in, dense_out)
     missed = keys[placed][np.abs(_nearest_offsets(matched[placed], np.sort(grid))) > 1.0 / fps + 1e-9]
-    costly = np.array([np.any((missed >= first) & (missed <= last)) for first, last in spans], dtype=bool)
+    costly = np.array([np.any((missed >= first) & (missed <= last)) for first, last in steady], dtype=bool)
     reach = keys <= min(duration, end_limit)
     return Sync(fps=float(fps), input_times=np.clip(input_times, 0.0, duration), stretch=stretch, anchors=np.stack([x, y], axis=1),
                 grid=grid, matched=matched, ratio=ratio, speed=speed, motion_bpm=0.0, song_bpm=0.0, end=float(x[-1]),
                 offsets_before=_nearest_offsets(keys[reach], grid),
-                offsets_after=_nearest_offsets(np.interp(keys[shown], dense_in, dense_out), grid)), costly
+                offsets_after=_nearest_offsets(np.interp(keys[shown], dense_in, dense_out), grid), parts=tuple(tempi)), costly
 
 
 def warp_clip(clip: Clip, input_times: np.ndarray, interpolation: str = "CUBIC") -> Clip:

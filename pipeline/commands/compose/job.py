@@ -79,9 +79,11 @@ def read_song(options):
     return Song(options.music, found, len(samples) / float(rate), float(options.music_start))
 
 
-def sync_to_song(clip, song, options, windows, name, loop=False, seconds=None):
-    """``clip`` (the composed performance) retimed to ``song``: a :class:`Music`. ``windows``: its junctions' (first, last)
-    frames, measured before and after; seconds: the longest the performance may last (besides the song's end)."""
+def sync_to_song(composed, song, options, name, loop=False, seconds=None):
+    """``composed`` (a composition or synthesis) retimed to ``song``: a :class:`Music`. Each of its clips keeps its own
+    keyposes per beat; its junctions are measured before and after; seconds: the longest the performance may last
+    (besides the song's end)."""
+    clip, windows = composed.clip, [t.window for t in composed.transitions]
     times = song.beats.times - song.start
     times = times[times >= -1e-9]
     if len(times) < 2:
@@ -94,7 +96,7 @@ def sync_to_song(clip, song, options, windows, name, loop=False, seconds=None):
     bounds = tuple(options.max_stretch)
     found = keyposes.find_keyposes(clip)
     warped, result = perform.sync_performance(clip, times, bounds, limit, perform.BEATS_PER_BAR if loop else None, name, found,
-                                              windows=windows)
+                                              windows=windows, parts=[(segment.name, segment.out_first) for segment in composed.segments])
     if loop:
         lead = float(result.grid[result.grid >= -1e-9][0])
         beat = float(np.median(np.diff(times)))
@@ -121,8 +123,8 @@ def process(task, options, name, inputs):
         targets = engine_output.targets(options, name, paths[0], [*inputs, *([str(song.path.resolve())] if song else [])])
         pieces, junctions = pieces_and_junctions(paths, clip, others, options)
         composed = sequence.compose(pieces, junctions, loop=options.loop, trim=options.trim, align=options.align)
-        music = None if song is None else sync_to_song(composed.clip, song, options, [t.window for t in composed.transitions],
-                                                       f"the composition of {' + '.join(path.name for path in paths)}", options.loop)
+        music = None if song is None else sync_to_song(composed, song, options, f"the composition of {' + '.join(path.name for path in paths)}",
+                                                       options.loop)
         clip_io.write_clip(obj, composed.clip if music is None else music.clip, name, source_action=clip_io.require_action(obj),
                            frame_range=True, cyclic=options.loop, cycles_travel=composed.travel_bone)
         entry = report.composition_entry(paths, obj.name, targets, composed, music=music)

@@ -50,11 +50,13 @@ def music_json(music):
              "tempo_bpm": round(float(music.song.beats.tempo_bpm), 2), "confidence": round(float(music.song.beats.confidence), 3),
              "beats": [round(float(b), 4) for b in music.beats], "grid": [round(float(g), 4) for g in result.grid if -1e-9 <= g <= result.end + 1e-6],
              "ratio": result.ratio, "speed": round(result.speed, 4), "motion_bpm": round(result.motion_bpm, 2), "end_s": round(result.end, 4),
+             "parts": [{"clip": part.name, "first_s": round(part.first, 4), "ratio": part.ratio, "speed": round(part.speed, 4),
+                        "motion_bpm": round(part.motion_bpm, 2)} for part in result.parts],
              "max_stretch": [float(b) for b in music.bounds], "stretch_range": [round(v, 4) for v in numbers["stretch_range"]],
              "stretch": [round(float(v), 4) for v in result.stretch[::step]], "stretch_step": step,
              "offsets_before_frames": [round(float(v) * fps, 2) for v in before], "offsets_after_frames": [round(float(v) * fps, 2) for v in after],
              "offsets_before_ms": _ms(before), "offsets_after_ms": _ms(after),
-             **{key: numbers[key] for key in ("keyposes_before", "keyposes_after", "windows_after")},
+             **{key: numbers[key] for key in ("keyposes_before", "keyposes_after", "windows_after", "junctions")},
              **{key: round(float(numbers[key]), 4) for key in ("on_beat_before", "on_beat_after", "on_beat_chance", "mean_stretch", "skating_before",
                                                                "skating_after", "skating_after_per_input")},
              "visibility_before": [round(float(v), 3) for v in numbers["visibility_before"]],
@@ -152,8 +154,15 @@ def title(entry):
 
 def row(entry):
     """The composition's cells in the summaries."""
-    how = f"{'loop' if entry['composition']['loop'] else 'composed'}, {len(entry['transitions'])} junctions"
-    return Row(f"{entry['frames']} frames at {entry['fps']:g} fps", how, composition_visibility(entry))
+    count = len(entry["transitions"])
+    how = f"{'loop' if entry['composition']['loop'] else 'composed'}, {count} junction{'' if count == 1 else 's'}"
+    numbers = composition_visibility(entry)
+    music = entry.get("music")
+    if music:
+        how += f", to {pathlib.Path(music['song']).name}"
+        numbers += (f"; keyposes on the beat {music['on_beat_before']:.0%} -> {music['on_beat_after']:.0%}, speed "
+                    f"{music['stretch_range'][0]:.2f}-{music['stretch_range'][1]:.2f}x")
+    return Row(f"{entry['frames']} frames at {entry['fps']:g} fps", how, numbers)
 
 
 def _junction_items(entry):
@@ -212,17 +221,27 @@ def stretch_svg(music, fps, width=560):
     return chart.svg()
 
 
+def _tempi(music):
+    """How many keyposes each clip puts on a beat, at what speed, from what tempo: one phrase (one clause per distinct clip)."""
+    seen = {}
+    for part in music["parts"]:
+        seen.setdefault((part["clip"], part["ratio"], part["speed"]), part)
+    return ", ".join(f'{"" if len(seen) == 1 else html.escape(part["clip"]) + ": "}{part["ratio"]:g} keypose(s) per beat at '
+                     f'{part["speed"]:.2f}x (the motion {part["motion_bpm"]:g} per minute)' for part in seen.values())
+
+
 def music_section(entry):
     """The sync's part of the section: the numbers, the beats against the keyposes, the offsets and the stretch."""
     music = entry["music"]
-    visibility = ", ".join(f"{a:.2f} &rarr; {b:.2f}" for a, b in zip(music["visibility_before"], music["visibility_after"]))
+    visibility = ", ".join(f"junction {k + 1} {a:.2f} &rarr; {b:.2f}"
+                           for k, a, b in zip(music["junctions"], music["visibility_before"], music["visibility_after"]))
     facts = (f'<p>Synced to <code>{html.escape(pathlib.Path(music["song"]).name)}</code> from {music["audio_start_s"]:g} s: '
-             f'{music["tempo_bpm"]:g} BPM, {music["ratio"]:g} keypose(s) per beat (the motion {music["motion_bpm"]:g} per minute), '
+             f'{music["tempo_bpm"]:g} BPM; {_tempi(music)}; '
              f'speed {music["stretch_range"][0]:.2f}-{music["stretch_range"][1]:.2f}x (allowed {music["max_stretch"][0]:g}-'
              f'{music["max_stretch"][1]:g}). Keyposes within a frame of a beat: {music["on_beat_before"]:.0%} before (chance '
              f'{music["on_beat_chance"]:.0%}), <b>{music["on_beat_after"]:.0%}</b> after: <b>{music["verdict"]["word"]}</b>. '
-             f'Sharpest frame of each junction (x the clips\' 95th-percentile acceleration) before &rarr; after the sync: '
-             f'{visibility or "-"}; toe skating {music["skating_before"]:.3f} &rarr; '
+             f'Junction visibility (its sharpest frame against the clips it joins as they play) before &rarr; after the sync: '
+             f'{visibility or "none played"}; toe skating {music["skating_before"]:.3f} &rarr; '
              f'{music["skating_after_per_input"]:.3f} m/s per input second.</p>')
     figures = [parts.figure("The beats against the keyposes, before and after the sync", beats_svg(music)),
                parts.figure("Offsets of the keyposes from the nearest beat", offsets_svg(music)),

@@ -23,31 +23,42 @@ from . import report
 SEEDS_TRIED = 8  # with --music, the random walks from --seed on drawn to find the one whose tempo fits the song's best
 
 
-def _walk_tempo(graph, walk, tempos):
-    """Keyposes per minute of a walk: its clips' own tempos (``tempos``: per graph clip), weighted by the frames each plays."""
-    clips = [graph.nodes[edge["from"]]["clip"] for edge in walk]
-    frames = np.array([edge["frames"] for edge in walk], dtype=float)
-    values = np.array([tempos[clip] for clip in clips])
-    used = values > 0.0
-    return float(np.sum(values[used] * frames[used]) / max(np.sum(frames[used]), 1e-9)) if used.any() else 0.0
+def _walk_speed(graph, walk, speeds):
+    """The speed a walk's clips ask of the song that is furthest from 1 (``speeds``: per graph clip, 0 for a clip without a
+    tempo): each clip keeps its own keyposes per beat, so the walk fits as badly as its worst clip; 0 when none has a tempo."""
+    asked = [speeds[graph.nodes[edge["from"]]["clip"]] for edge in walk]
+    asked = [speed for speed in asked if speed > 0.0]
+    return max(asked, key=lambda speed: abs(np.log(speed))) if asked else 0.0
 
 
-def tempo_seed(graph, clips, options, song):
-    """The seed (``--seed`` or one of the next :data:`SEEDS_TRIED` - 1) whose random walk's motion tempo needs the least
-    stretch to meet the song's (ties: the earliest); ``(seed, {seed: speed the tempos ask})``."""
-    tempos = [keyposes.motion_tempo(keyposes.find_keyposes(clip).frames, clip.fps) for clip in clips]
+def tempo_seed(graph, clips, options, song, seconds):
+    """The seed (``--seed`` or one of the next :data:`SEEDS_TRIED` - 1) whose random walk of ``seconds`` has the clips whose
+    tempos need the least stretch to meet the song's (ties: the earliest); ``(seed, {seed: speed its worst clip asks})``."""
     song_bpm = float(song.beats.tempo_bpm)
+    clip_speeds = []
+    for clip in clips:  # a few clips
+        tempo = keyposes.motion_tempo(keyposes.find_keyposes(clip).frames, clip.fps)
+        clip_speeds.append(float(min((r * song_bpm / tempo for r in sync_module.RATIOS), key=lambda s: abs(np.log(s)))) if tempo > 0.0 else 0.0)
     speeds = {}
     for seed in range(options.seed, options.seed + SEEDS_TRIED):  # a walk is a few graph steps: cheap beside rendering one
         try:
-            tempo = _walk_tempo(graph, motion_graph.random_walk(graph, options.seconds, seed), tempos)
+            speed = _walk_speed(graph, motion_graph.random_walk(graph, seconds, seed), clip_speeds)
         except GraphError:
             continue
-        if tempo > 0.0:
-            speeds[seed] = float(min((ratio * song_bpm / tempo for ratio in sync_module.RATIOS), key=lambda s: abs(np.log(s))))
+        if speed > 0.0:
+            speeds[seed] = speed
     if not speeds:
         return options.seed, speeds
     return min(speeds, key=lambda seed: (round(abs(np.log(speeds[seed])), 3), seed)), speeds
+
+
+def motion_seconds(options, song):
+    """Seconds of motion to synthesize: ``--seconds``, or with a song enough for the sync to play that long (or the song's
+    length after ``--music-start``, when shorter) at the fastest ``--max-stretch`` allows, and a beat more."""
+    if song is None:
+        return options.seconds
+    wanted = min(options.seconds, song.seconds - song.start)
+    return wanted * float(options.max_stretch[1]) + 60.0 / max(float(song.beats.tempo_bpm), 1e-9)
 
 
 def _clips(paths, options):
@@ -72,10 +83,10 @@ def process(task, options, name, inputs):
         imported = time.perf_counter() - started
         song_inputs = [str(song.path.resolve())] if song else []
         targets = engine_output.targets(options, name, paths[0], [*inputs, str(options.graph.resolve()), *song_inputs])
-        seed, speeds = tempo_seed(graph, [clip, *others], options, song) if song and not options.via else (options.seed, {})
-        composed = motion_graph.synthesize(graph, [clip, *others], options.seconds, seed, options.via)
-        music = None if song is None else compose_job.sync_to_song(composed.clip, song, options, [t.window for t in composed.transitions],
-                                                                   f"the synthesis from {options.graph.name} (seed {seed})",
+        seconds = motion_seconds(options, song)
+        seed, speeds = tempo_seed(graph, [clip, *others], options, song, seconds) if song and not options.via else (options.seed, {})
+        composed = motion_graph.synthesize(graph, [clip, *others], seconds, seed, options.via)
+        music = None if song is None else compose_job.sync_to_song(composed, song, options, f"the synthesis from {options.graph.name} (seed {seed})",
                                                                    seconds=options.seconds)
         clip_io.write_clip(obj, composed.clip if music is None else music.clip, name, source_action=clip_io.require_action(obj),
                            frame_range=True)

@@ -19,7 +19,9 @@ def synthesis_entry(paths, armature, outputs, composed, graph_path, seed, via, s
 def row(entry):
     made = composition.row(entry)
     how = f"via {' '.join(entry['via'])}" if entry.get("via") else f"random walk, seed {entry.get('seed', 0)}"
-    return Row(made.made, f"{how}, {len(entry['transitions'])} transitions", made.numbers)
+    count = len(entry["transitions"])
+    song = f", to {pathlib.Path(entry['music']['song']).name}" if entry.get("music") else ""
+    return Row(made.made, f"{how}, {count} transition{'' if count == 1 else 's'}{song}", made.numbers)
 
 
 def section(entry):
