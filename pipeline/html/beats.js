@@ -13,19 +13,19 @@
     root.setAttribute("data-ready", "1");
     var data = root.querySelector(".beat-times"), audio = root.querySelector("audio.song");
     var flash = root.querySelector(".beat-flash"), count = root.querySelector(".beat-count");
-    var head = root.querySelector(".playhead");
+    var heads = root.querySelectorAll(".playhead");
     if (!data || !audio || !flash) return;
     var times = JSON.parse(data.textContent), frame = 0;
     function draw() {
       var t = audio.currentTime, next = first(times, t), lit = next > 0 && t - times[next - 1] < FLASH;
       flash.style.background = lit ? "#e0529c" : "#ddd";
       if (count) count.textContent = "beat " + next + " of " + times.length + " \u00b7 " + t.toFixed(2) + " s";
-      if (head) {
-        var left = parseFloat(head.getAttribute("data-left")), width = parseFloat(head.getAttribute("data-width"));
+      for (var k = 0; k < heads.length; k++) { // a chart over the song's first seconds loses its playhead past its end
+        var head = heads[k], left = parseFloat(head.getAttribute("data-left")), width = parseFloat(head.getAttribute("data-width"));
         var seconds = parseFloat(head.getAttribute("data-seconds")) || 1, x = left + Math.min(t / seconds, 1) * width;
         head.setAttribute("x1", x.toFixed(1));
         head.setAttribute("x2", x.toFixed(1));
-        head.setAttribute("visibility", "visible");
+        head.setAttribute("visibility", t <= seconds + 0.05 ? "visible" : "hidden");
       }
     }
     function loop() { draw(); frame = audio.paused ? 0 : window.requestAnimationFrame(loop); }

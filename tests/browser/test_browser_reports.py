@@ -13,6 +13,7 @@ import struct
 import pytest
 
 from helpers import run_loopsmith
+from sound import RATE, kick_snare, write_wav
 
 WALK = "dataset-1_walk_normal_001.bvh"
 WALK_2 = "dataset-2_walk_normal_020.bvh"
@@ -22,8 +23,9 @@ WAVE = "dataset-2_wave-right-hand_normal_021.bvh"
 LIBRARY = (WALK, WALK_2, RUN, RUN_2)
 
 
-def _arguments(command, clips, graph):
-    """The command line (after ``loopsmith``, before ``-o``) of each command's run; ``clips``: the shared clips' folder."""
+def _arguments(command, clips, graph, song=None):
+    """The command line (after ``loopsmith``, before ``-o``) of each command's run; ``clips``: the shared clips' folder;
+    ``song``: a synthesized drum track (WAV: every bpy reads it) 45 s long, longer than the envelope chart's detail."""
     return {
         "make-loop": ("make-loop", clips / WALK),
         "transition": ("transition", clips / WALK, clips / RUN),
@@ -37,10 +39,26 @@ def _arguments(command, clips, graph):
         "splice": ("splice", clips / WALK, clips / WAVE),
         "blend": ("blend", clips / WALK, clips / WALK_2, "--weight", "0.5"),
         "mirror": ("mirror", clips / WALK),
+        "beats": ("beats", song),
+        "compose --music": ("compose", clips / WALK, clips / WALK_2, "--music", song),
     }[command]
 
 
-COMMANDS = ("make-loop", "transition", "compose", "graph", "synth", "resample", "retime", "freeze", "splice", "blend", "mirror")
+COMMANDS = ("make-loop", "transition", "compose", "graph", "synth", "resample", "retime", "freeze", "splice", "blend", "mirror", "beats",
+            "compose --music")
+NO_MOTION = ("graph", "beats")  # commands that make no motion: nothing to play
+
+
+def _slug(command):
+    """A file name for a command's run: ``compose --music`` is ``compose-music``."""
+    return command.replace(" --", "-")
+
+
+@pytest.fixture(scope="module")
+def song_file(tmp_path_factory):
+    """Kick and snare at 100 BPM for 45 s, as a 16-bit WAV."""
+    samples, _ = kick_snare(100.0, 45.0)
+    return write_wav(tmp_path_factory.mktemp("song") / "drums.wav", 0.9 * samples / abs(samples).max(), RATE)
 
 
 def _run(arguments, out):
@@ -66,12 +84,13 @@ def page(request, mocap_dir, chromium, tmp_path_factory):
     if command == "graph":
         folder = graph_file.parent
     else:
-        folder = tmp_path_factory.mktemp(command)
-        _run(_arguments(command, mocap_dir, graph_file), folder)
+        folder = tmp_path_factory.mktemp(_slug(command))
+        song = request.getfixturevalue("song_file") if command in ("beats", "compose --music") else None
+        _run(_arguments(command, mocap_dir, graph_file, song), folder)
     entries = json.loads((folder / "loopsmith_report.json").read_text())["entries"]
     html = folder / "loopsmith_report.html"
     assert html.is_file(), f"{command} wrote no HTML report"
-    probe = chromium.probe(html, tmp_path_factory.mktemp(f"{command}-probe"))
+    probe = chromium.probe(html, tmp_path_factory.mktemp(f"{_slug(command)}-probe"))
     return {"command": command, "folder": folder, "entries": entries, "html": html, "probe": probe}
 
 
@@ -91,7 +110,7 @@ def test_each_entry_has_its_section_and_every_output_plays(page):
     assert [section["kind"] for section in sections] == [entry.get("kind") for entry in entries]
     for entry, section in zip(entries, sections):
         assert entry["status"] == "ok", entry.get("error")
-        if page["command"] == "graph":  # a graph makes no motion: nothing to play
+        if page["command"] in NO_MOTION:
             assert "figure" not in entry and section["players"] == []
             continue
         assert "figure" in entry, f"{page['command']}: the entry has no figure to play"
@@ -212,12 +231,12 @@ def _png_size(path):
 
 def test_screenshot_of_the_page(page, chromium, artefacts):
     folder = artefacts
-    png = folder / f"{page['command']}.png"
+    png = folder / f"{_slug(page['command'])}.png"
     png.unlink(missing_ok=True)
     height = int(min(max(page["probe"]["height"], 600), 8000))
     chromium.screenshot(page["html"], png, height)
-    shutil.copyfile(page["html"], folder / f"{page['command']}.html")  # the page itself, self-contained, beside its picture
-    print(f"\n{page['command']}: screenshot {png} (page {folder / (page['command'] + '.html')})")
+    shutil.copyfile(page["html"], folder / f"{_slug(page['command'])}.html")  # the page itself, self-contained, beside its picture
+    print(f"\n{page['command']}: screenshot {png} (page {folder / (_slug(page['command']) + '.html')})")
     assert _png_size(png) == (chromium.width, height)
     # A page of text, charts and a figure compresses to tens of kilobytes; a blank or one-colour picture to a few.
     assert png.stat().st_size > 20_000, f"{png}: {png.stat().st_size} bytes, is the page blank?"

@@ -17,6 +17,7 @@ from ...html.charts import Chart, legend, LOOP, SEAM
 
 GOOD_CONFIDENCE = 0.55  # periodicity at the tempo: music reaches 0.6-0.85; below this the beat is weak or changes
 PLOT_POINTS = 1600  # envelope points kept for the chart: a longer envelope keeps each stretch's peak
+DETAIL_SECONDS = 30.0  # a longer song's envelope is drawn over its first this many seconds (its beats stay apart), its tempo over all of it
 EMBED_BYTES = 20 * 2 ** 20  # a song up to this size plays from the page itself; a larger one is linked beside it
 MIME = {".wav": "audio/wav", ".wave": "audio/wav", ".ogg": "audio/ogg", ".oga": "audio/ogg", ".opus": "audio/ogg", ".flac": "audio/flac",
         ".mp3": "audio/mpeg", ".mp2": "audio/mpeg", ".m4a": "audio/mp4", ".aac": "audio/aac", ".ac3": "audio/ac3", ".eac3": "audio/eac3",
@@ -25,12 +26,13 @@ SCRIPT = (pathlib.Path(__file__).resolve().parents[2] / "html" / "beats.js").rea
 
 
 def _envelope(values, frame_rate):
-    """The onset envelope for the chart: ``{"step_s", "values"}``, at most :data:`PLOT_POINTS` values (each the peak of
-    the frames it stands for), to 2 decimals."""
-    values = np.asarray(values, float)
+    """The onset envelope for the chart over the song's first :data:`DETAIL_SECONDS` at most: ``{"step_s", "values",
+    "seconds"}``, at most :data:`PLOT_POINTS` values (each the peak of the frames it stands for), to 2 decimals."""
+    values = np.asarray(values, float)[: int(np.ceil(DETAIL_SECONDS * frame_rate))]
     pool = max(1, int(np.ceil(len(values) / PLOT_POINTS)))
     padded = np.pad(values, (0, -len(values) % pool))
-    return {"step_s": round(pool / frame_rate, 6), "values": entries.rounded(padded.reshape(-1, pool).max(axis=1), 2)}
+    return {"step_s": round(pool / frame_rate, 6), "values": entries.rounded(padded.reshape(-1, pool).max(axis=1), 2),
+            "seconds": round(len(values) / frame_rate, 3)}
 
 
 def judge(entry, confidence):
@@ -67,21 +69,41 @@ def row(entry):
                f"confidence {music['confidence']:.2f}")
 
 
+def _playhead(chart):
+    """The line the script moves with the song across ``chart`` (hidden past its end)."""
+    ys = (chart.TOP, chart.TOP + chart.plot_height)
+    return (f'<line class="playhead" x1="{chart.LEFT}" x2="{chart.LEFT}" y1="{ys[0]}" y2="{ys[1]}" stroke="#222" '
+            f'stroke-width="1.5" visibility="hidden" data-left="{chart.LEFT}" data-width="{chart.plot_width}" '
+            f'data-seconds="{chart.x_range[1]:g}"/>')
+
+
 def _chart(entry):
-    """The onset envelope over time with the beats marked, and a playhead the script moves."""
+    """The onset envelope over time (the song's first :data:`DETAIL_SECONDS` at most) with the beats marked, and a playhead."""
     music, envelope = entry["music"], entry["envelope"]
     values = envelope["values"]
+    seconds = envelope.get("seconds", music["duration_s"])
     times = [k * envelope["step_s"] for k in range(len(values))]
     top = max(max(values, default=0.0), 1e-3) * 1.05
-    chart = Chart("onset envelope with the beats", (0.0, max(music["duration_s"], 1e-3)), (0.0, top), "time (s)", "onset strength (dB)",
-                  width=720)
+    chart = Chart("onset envelope with the beats", (0.0, max(seconds, 1e-3)), (0.0, top), "time (s)", "onset strength (dB)", width=720)
     ys = (chart.TOP, chart.TOP + chart.plot_height)
-    beats = " ".join(f"M{chart.x(t):.1f} {ys[0]}V{ys[1]}" for t in music["beats"])
+    beats = " ".join(f"M{chart.x(t):.1f} {ys[0]}V{ys[1]}" for t in music["beats"] if t <= seconds)
     chart.parts.append(f'<path class="beat-marks" d="{beats}" stroke="{SEAM}" stroke-width="1" stroke-opacity="0.55" fill="none"/>')
     chart.polyline(times, values, LOOP, "envelope", width=1.0)
-    chart.parts.append(f'<line class="playhead" x1="{chart.LEFT}" x2="{chart.LEFT}" y1="{ys[0]}" y2="{ys[1]}" stroke="#222" '
-                       f'stroke-width="1.5" visibility="hidden" data-left="{chart.LEFT}" data-width="{chart.plot_width}" '
-                       f'data-seconds="{chart.x_range[1]:g}"/>')
+    chart.parts.append(_playhead(chart))
+    return chart.svg()
+
+
+def _tempo_chart(entry):
+    """The local tempo (60 over each beat's interval, BPM) over the whole song, the song's tempo as a level, and a playhead."""
+    music = entry["music"]
+    beats = np.asarray(music["beats"], float)
+    local = 60.0 / np.diff(beats)
+    low, high = min(local.min(), music["tempo_bpm"]) * 0.9, max(local.max(), music["tempo_bpm"]) * 1.1
+    chart = Chart("tempo over the song", (0.0, max(music["duration_s"], 1e-3)), (low, high), "time (s)", "tempo (BPM)", width=720,
+                  height=170)
+    chart.polyline(0.5 * (beats[1:] + beats[:-1]), local, LOOP, "tempo", width=1.0)
+    chart.level(music["tempo_bpm"], SEAM, f"{music['tempo_bpm']:.1f} BPM")
+    chart.parts.append(_playhead(chart))
     return chart.svg()
 
 
@@ -108,13 +130,18 @@ def section(entry):
     facts = (f"<p>{music['tempo_bpm']:.1f} BPM: {len(beats)} beats over {music['duration_s']:.1f} s{first} "
              f"(confidence {music['confidence']:.2f}; {music['rate']:g} Hz). {parts.outputs_html(entry)}</p>")
     data = json.dumps(beats, separators=(",", ":"))
+    long = entry["envelope"].get("seconds", music["duration_s"]) < music["duration_s"] - 1e-3 and len(beats) >= 3
+    tempo = f'<div class="tempo-chart">{_tempo_chart(entry)}</div>' if long else ""
     player = (f'<div class="beats-player"><script type="application/json" class="beat-times">{data}</script>'
               f'<div style="display:flex;align-items:center;gap:10px"><audio class="song" controls preload="auto" '
               f'src="{html.escape(source)}"></audio><span class="beat-flash" title="flashes on every beat" style="display:inline-block;'
               f'width:28px;height:28px;border-radius:50%;background:#ddd;transition:background 60ms"></span>'
               f'<span class="beat-count" style="font-size:12px;color:#555"></span></div>'
               f'<div class="beat-chart">{_chart(entry)}</div>'
-              f'{legend([(LOOP, "onset envelope", "line"), (SEAM, "beats", "line")])}</div>')
-    figure = parts.figure(f"The onset envelope (spectral flux, dB) over time, the {len(beats)} beats marked; the song ({how}) "
-                          "plays with the beats flashing and the playhead moving.", player)
+              f'{legend([(LOOP, "onset envelope", "line"), (SEAM, "beats", "line")])}{tempo}</div>')
+    shown = entry["envelope"].get("seconds", music["duration_s"])
+    span = f"its first {shown:g} s ({sum(t <= shown for t in beats)} of the {len(beats)} beats marked; the tempo below covers " \
+           "the whole song)" if shown < music["duration_s"] - 1e-3 else f"time, the {len(beats)} beats marked"
+    figure = parts.figure(f"The onset envelope (spectral flux, dB) over {span}; the song ({how}) plays with the beats flashing and "
+                          "the playhead moving.", player)
     return f'{facts}{parts.verdict_html(entry)}<div class="figures">{figure}</div><script>{SCRIPT}</script>'
