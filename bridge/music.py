@@ -12,6 +12,7 @@ import re
 from ..core.errors import LoopsmithError
 
 CHANNEL = 1  # the sequencer channel of the song's strip
+SONG_TAG = "loopsmith_song"  # a custom property on the strips Loopsmith adds: syncing again replaces them
 MARKER_PREFIX = "beat"  # the beats' timeline markers are named beat 1, beat 2, ...
 BEAT_MARKER = re.compile(rf"{re.escape(MARKER_PREFIX)} \d+")  # the markers Loopsmith puts on beats: "beat 1", "beat 2"...
 
@@ -26,23 +27,26 @@ def add_song(scene, path, beats_s, start_s=0.0, frame_range=None):
     first frame, and a timeline marker on each beat of ``beats_s`` (song seconds) inside its range. Returns the strip.
 
     frame_range: the performance's (first, last) frames (default: the scene's range, which is left as it is). The strip
-    starts (its head trimmed by ``start_s``) on the first frame. Earlier beat markers and strips of the same name are replaced. LoopsmithError (one line) when Blender
-    cannot read the song.
+    starts (its head trimmed by ``start_s``) on the first frame. Earlier beat markers, strips of the same name and the
+    strips Loopsmith added before (another song) are replaced; the scene plays in sync with the audio. LoopsmithError (one
+    line) when Blender cannot read the song.
     """
     fps = scene.render.fps / scene.render.fps_base
     first, last = frame_range if frame_range is not None else (scene.frame_start, scene.frame_end)
     editor = scene.sequence_editor or scene.sequence_editor_create()
     strips = _strips(editor)
     name = os.path.basename(str(path))
-    for old in [strip for strip in strips if strip.name == name]:
+    for old in [strip for strip in strips if strip.name == name or strip.get(SONG_TAG)]:
         strips.remove(old)
     offset = int(round(start_s * fps))
     try:
         strip = strips.new_sound(name, os.path.abspath(str(path)), CHANNEL, first - offset)
     except (RuntimeError, TypeError) as error:
         raise LoopsmithError(f"Blender cannot put {path} in the sequencer: {str(error).strip().splitlines()[-1]}") from None
+    strip[SONG_TAG] = True
     if offset:
         strip.frame_offset_start = offset  # the song's first start_s seconds are trimmed: it plays from the scene's start
+    scene.sync_mode = "AUDIO_SYNC"  # frames drop rather than the dance drifting from the song
     place_beat_markers(scene, beats_s, start_s, (first, last), fps)
     return strip
 

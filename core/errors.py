@@ -101,7 +101,7 @@ class SyncError(LoopsmithError):
 
     ``clip`` (the clip's name as the user knows it) and ``stretch`` (the speed it would need, 1 = as captured, or None
     where no speed is to blame) are kept as attributes; the message reads
-    ``walk.bvh would need 1.43x to meet 150 BPM; --max-stretch allows 0.8-1.25x``.
+    ``walk.bvh would need 1.43x to meet 150 BPM, outside the stretch allowed (0.8-1.25x)``.
     """
 
     def __init__(self, message: str, clip: str | None = None, stretch: float | None = None):

@@ -17,7 +17,7 @@ from .. import properties
 from ..bridge import action_api, audio, clip_io, music
 from ..core.errors import ClipError, LoopsmithError, SyncError
 from ..core.measure import verdict
-from ..core.music import beats as beat_tracking, keyposes, perform
+from ..core.music import beats as beat_tracking, keyposes, perform, sync
 from ..ui.panels import draw_music_result, draw_music_settings
 from . import common
 
@@ -62,7 +62,7 @@ def file_song(path, start):
     if not path:
         raise LoopsmithError("choose the song's file (File), or sync to a sound strip")
     path = os.path.normpath(bpy.path.abspath(path))
-    return Song(path, path, float(start), (0.0, np.inf))
+    return Song(path, os.path.basename(path), float(start), (0.0, np.inf))
 
 
 def song_beats(song):
@@ -70,7 +70,7 @@ def song_beats(song):
 
     AudioError (one line naming it) when it cannot be read; NoSteadyBeat when it has no beat."""
     opened = audio.open_audio(song.path)
-    found = beat_tracking.track_beats(opened.blocks(), opened.rate, song.name if song.strip is None else f"{song.name} ({song.path})")
+    found = beat_tracking.track_beats(opened.blocks(), opened.rate, song.path if song.strip is None else f"{song.name} ({song.path})")
     return found, opened.seconds
 
 
@@ -96,12 +96,9 @@ def sync_clip(clip, song, beats, length, bounds, per_bar, name):
     if per_bar:  # whole bars from a beat: the first beat heard leads, moved by the loop's phase below
         start, limit, times = start + times[0], limit - times[0], times - times[0]
     found = keyposes.find_keyposes(clip)
-    try:
-        warped, result = perform.sync_performance(clip, times, bounds, limit, per_bar or None, name=name, found=found)
-    except SyncError as error:  # the core speaks the command line's options
-        raise SyncError(str(error).replace("--max-stretch allows", "Slowest-Fastest allow"), error.clip, error.stretch) from None
+    warped, result = perform.sync_performance(clip, times, bounds, limit, per_bar or None, name=name, found=found)
     if per_bar:
-        lead, beat = float(result.grid[result.grid >= -1e-9][0]), float(np.median(np.diff(times)))
+        lead, beat = float(result.grid[result.grid >= -1e-9][0]), 60.0 / sync.song_tempo(times)
         start = start - lead if start - lead >= 0.0 or song.strip is not None else start + beat - lead  # a file's strip cannot start before it
     shift = 0
     if song.strip is not None:  # the strip stays where it is: a loop's action moves to the frame its start plays on
@@ -123,7 +120,7 @@ def write_back(scene, obj, source, source_first, playback, song, beats, synced, 
     first, last = int(clip.frames[0]), int(clip.frames[-1])
     try:
         if song.strip is None:
-            music.add_song(scene, song, beats, synced.start, (first, last))
+            music.add_song(scene, song.path, beats, synced.start, (first, last))
         else:
             music.place_beat_markers(scene, beats, synced.start, (first, last), fps)
     except (LoopsmithError, RuntimeError) as error:

@@ -40,7 +40,7 @@ def _open(path) -> wave.Wave_read:
     except IsADirectoryError:
         raise AudioError(path, "a folder, not an audio file") from None
     except (wave.Error, EOFError, ValueError) as error:
-        raise AudioError(path, f"not a WAV file this reader supports ({error or 'truncated header'})") from None
+        raise AudioError(path, f"not a WAV file this reader supports ({str(error) or 'a truncated header'})") from None
     except OSError as error:
         raise AudioError(path, error.strerror or str(error)) from None
     if reader.getsampwidth() not in (1, 2, 3, 4) or reader.getnchannels() < 1 or reader.getframerate() <= 0:

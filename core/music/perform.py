@@ -24,22 +24,6 @@ ON_BEAT_GOOD = 0.8  # share of keyposes within a frame of the grid that is GOOD
 WINDOW_MARGIN = 3  # frames either side of a junction's window the warp plays steadily too
 
 
-def _cycle_anchors(anchors, cycle_in, cycle_out, max_stretch):
-    """Output times ``(A,)`` of ``anchors (A, 2)`` whose first is (0, 0) and last (cycle_out, cycle_in), each moved just
-    enough that every slope lies in ``max_stretch`` while both ends stay put (the feasible interval of each, from both ends)."""
-    x, y = anchors[:, 0].copy(), anchors[:, 1]
-    low, high = max_stretch
-    rise = np.diff(y)
-    # From the end: the latest and earliest each anchor may be and still reach the fixed end within the bounds.
-    latest = cycle_out - np.concatenate([np.cumsum((rise / high)[::-1])[::-1], [0.0]])
-    earliest = cycle_out - np.concatenate([np.cumsum((rise / low)[::-1])[::-1], [0.0]])
-    for k in range(1, len(x)):  # over anchors: each move depends on the one before
-        lo, hi = max(x[k - 1] + rise[k - 1] / high, earliest[k]), min(x[k - 1] + rise[k - 1] / low, latest[k])
-        x[k] = np.clip(x[k], lo, max(lo, hi))
-    x[-1] = cycle_out
-    return x
-
-
 def _phase(keys, strength, spacing):
     """The time in ``[0, spacing)`` the keyposes ``keys (K,)`` (output seconds) fall on most, modulo ``spacing``: their
     circular mean, weighted by ``strength (K,)``."""
@@ -52,7 +36,7 @@ def _loop_sync(keys, strength, beats, duration, fps, max_stretch, seconds, per_b
     """:func:`.sync.sync_to_beats` for a loop: the whole cycle (input 0 to ``duration``) in a whole number of bars, the warp's
     slope the same at both ends so the wrap keeps its speed. The beats (from 0) are moved later by up to a beat, to where
     the keyposes fall when the cycle plays at its mean speed: the returned grid is where they play in the output."""
-    beat = float(np.median(np.diff(beats)))
+    beat = 60.0 / sync_module.song_tempo(beats)
     ratio, speed = sync_module.choose_ratio(60.0 / float(np.median(np.diff(keys))), sync_module.song_tempo(beats), max_stretch, name)
     most = sync_module.loop_beats(beats, seconds if seconds is not None else beats[-1], per_bar) // per_bar
     if most < 1:
@@ -61,7 +45,8 @@ def _loop_sync(keys, strength, beats, duration, fps, max_stretch, seconds, per_b
     bars = min(fits, key=lambda n: abs(np.log(duration / (n * per_bar * beat) / speed)), default=None)
     if bars is None:
         need = duration / (max(1, min(most, round(duration / speed / (beat * per_bar)))) * per_bar * beat)
-        raise SyncError(f"{name} would need {sync_module.outside(need, max_stretch)}x to loop in whole bars; --max-stretch allows {max_stretch[0]:g}-{max_stretch[1]:g}x",
+        raise SyncError(f"{name} would need {sync_module.outside(need, max_stretch)}x to loop in whole bars of the song (it holds "
+                        f"{most} bar{'' if most == 1 else 's'} of {per_bar} beats, {most * per_bar * beat:.1f} s), outside the stretch allowed ({max_stretch[0]:g}-{max_stretch[1]:g}x)",
                         clip=name, stretch=need)
     cycle_out = round(bars * per_bar * beat * fps) / fps  # a whole number of frames: the loop repeats in step
     phase = _phase(keys * cycle_out / duration, strength, beat / max(ratio, 1.0))
@@ -71,7 +56,8 @@ def _loop_sync(keys, strength, beats, duration, fps, max_stretch, seconds, per_b
     inner = found.anchors[(found.anchors[:, 0] > 1e-9) & (found.anchors[:, 0] < cycle_out - 1e-9)
                           & (found.anchors[:, 1] > 1e-9) & (found.anchors[:, 1] < duration - 1e-9)]
     anchors = np.concatenate([[[0.0, 0.0]], inner, [[cycle_out, duration]]])
-    x = _cycle_anchors(anchors, duration, cycle_out, max_stretch)
+    x = sync_module.relax_anchors(np.append(anchors[:-1, 0], cycle_out), anchors[:, 1], max_stretch)
+    x[-1] = cycle_out
     # One anchor either side from the other end of the cycle: the knot slopes at 0 and at the end come out equal.
     warp = sync_module.monotone_warp(np.concatenate([[x[-2] - cycle_out], x, [x[1] + cycle_out]]),
                                      np.concatenate([[anchors[-2, 1] - duration], anchors[:, 1], [anchors[1, 1] + duration]]), max_stretch)
@@ -189,9 +175,10 @@ def measure_sync(clip: Clip, warped: Clip, result: sync_module.Sync, windows: li
     after_windows = [tuple(int(f) for f in output_frames(result, window)) for window in shown]
     skating = edit_measure.retimed_skating(clip, warped, result.input_frames)[0]
     per_input, shown_skating = edit_measure.retimed_skating(clip, warped, result.input_frames, result.stretch)
-    mean_stretch = float(np.mean(result.stretch))
+    played = (len(result.input_times) - 1) / clip.fps
+    mean_stretch = float((result.input_times[-1] - result.input_times[0]) / played) if played > 0.0 else 1.0
     # The same input played at the sync's mean speed throughout: what resampling alone does to the measure.
-    uniform = sync_module.warp_clip(clip, result.input_times[0] + np.arange(len(result.input_times)) / clip.fps * mean_stretch)
+    uniform = sync_module.warp_clip(clip, np.linspace(result.input_times[0], result.input_times[-1], len(result.input_times)))
     uniform_windows = [tuple(int(round((f - result.input_frames[0]) / mean_stretch)) for f in window) for window in shown]
     return {
         "on_beat_before": sync_module.on_beat_fraction(reach, result.grid, frame),

@@ -28,7 +28,7 @@ BOUND_WEIGHT = 1000.0  # cost of a match whose stretch leaves the inner bounds b
 DRIFT_WEIGHT = 4.0  # cost per squared frame a match beyond the bounds moves its keypose off its beat (the warp keeps to the bounds)
 SKIP_COST = 2.0  # cost of leaving a keypose off the beats, plus as much again times its strength
 TRIM_COST = 0.5  # cost of starting the motion after its first frame
-LENGTH_REWARD = 5.0  # per beat's worth of input shown: performances that show more of the motion win over cheaper shorter ones
+LENGTH_REWARD = 5.0  # per beat's worth of input shown (from the start to the end): performances that show more of the motion win over cheaper shorter ones
 CLEARANCE = 0.1  # s: a performance that ends after its last matched keypose ends this far before the next one
 SPAN_RATES = 33  # steady speeds tried per junction span, evenly in log across the bounds (and the target speed)
 SPAN_SHIFTS = 41  # entry times tried per junction span, across a grid spacing either side of where the anchors put it
@@ -85,11 +85,15 @@ class Sync:
 
 
 def song_tempo(beats: np.ndarray) -> float:
-    """Beats per minute: 60 over the median spacing of ``beats (M,)`` (seconds); 0 with fewer than two beats."""
+    """Beats per minute of ``beats (M,)`` (seconds): 60 over the mean of the spacings within 10% of their median (beat times
+    come on the envelope's hops, so one spacing is a hop off either way; their mean is not); 0 with fewer than two beats."""
     beats = np.asarray(beats, dtype=float)
     if len(beats) < 2:
         return 0.0
-    return float(60.0 / np.median(np.diff(beats)))
+    spacing = np.diff(beats)
+    typical = float(np.median(spacing))
+    steady = spacing[np.abs(spacing - typical) <= 0.1 * typical]
+    return float(60.0 / np.mean(steady))
 
 
 def outside(stretch: float, max_stretch: tuple[float, float]) -> str:
@@ -117,8 +121,8 @@ def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, f
     best = int(np.argmin(np.round(np.abs(np.log(speeds)), 12) + 1e3 * ~roomy))
     ratio, speed = RATIOS[best], float(speeds[best])
     if not low <= speed <= high:
-        raise SyncError(f"{name} would need {outside(speed, max_stretch)}x to meet {song_bpm:.0f} BPM; --max-stretch allows "
-                        f"{low:g}-{high:g}x", clip=name, stretch=speed)
+        raise SyncError(f"{name} would need {outside(speed, max_stretch)}x to meet {song_bpm:.0f} BPM, outside the stretch allowed "
+                        f"({low:g}-{high:g}x)", clip=name, stretch=speed)
     return ratio, speed
 
 
@@ -241,20 +245,21 @@ def _start_costs(keys, strength, grid, costs, spans):
     The output's first frame shows input ``key - speed * grid`` (a trimmed head when the motion has more before its
     keypose than the time before the beat), but not before the input's start nor before the end of the keypose
     before i (the keyposes before i are left out of the performance), and not inside a span of ``spans (S, 2)`` (input
-    seconds: a junction is shown whole or not at all): such a start moves back to the span's start, or on to its end.
+    seconds: a junction is shown whole or not at all): such a start moves back to the span's start (showing the keyposes
+    before i there unmatched when it must), or on to its end when that comes before the keypose.
     """
     key, time = keys[:, None], grid[None, :]
     earliest = np.concatenate([[0.0], np.minimum(keys[:-1] + CLEARANCE, keys[1:])])[:, None]
     start = np.broadcast_to(np.maximum(earliest, key - costs.speed * time), (len(keys), len(grid))).copy()
     for first, last in spans:  # a few junctions
         inside = (start > first + 1e-9) & (start < last - 1e-9)
-        start = np.where(inside, np.where(first >= earliest - 1e-9, first, np.where(last < key - 1e-9, last, np.nan)), start)
-    blocked = np.isnan(start)
-    start = np.where(blocked, key, start)
+        start = np.where(inside, np.where((first >= earliest - 1e-9) | (last >= key - 1e-9), max(first, 0.0), last), start)
     head = np.where(time > 1e-9, costs.segment(key - start, time), 0.0)
-    head = np.where(((time <= 1e-9) | (key - start > 1e-9)) & ~blocked, head, np.inf)
+    head = np.where((time <= 1e-9) | (key - start > 1e-9), head, np.inf)
     cut = np.concatenate([[0.0], np.cumsum(SKIP_COST * (1.0 + strength))])[:-1, None]
-    return head + cut + TRIM_COST * (start > 1e-9), start
+    # The input before the start is not shown: it forgoes the reward :func:`_ends` gives for the input reached.
+    unseen = LENGTH_REWARD * start / (costs.beat * costs.speed)
+    return head + cut + TRIM_COST * (start > 1e-9) + unseen, start
 
 
 def _best_step(cost, keys, strength, grid, costs, i, gaps, spans):
@@ -321,7 +326,7 @@ def match_keyposes(keys: np.ndarray, strength: np.ndarray, grid: np.ndarray, on_
     input seconds the performance may not start inside (default spans; see :func:`_start_costs`); landing ``(K, M)``: the grid
     times each keypose may land on (default all). None when nothing fits.
     """
-    beat = float(np.median(np.diff(beats)))
+    beat = 60.0 / song_tempo(beats)
     costs = _Costs(max_stretch, speed if np.ndim(speed) == 0 else np.asarray(speed, dtype=float)[:, None], beat, frame)
     unfit = 0.0 if landing is None else np.where(landing, 0.0, np.inf)
     ends = np.round(beats[np.ones(len(beats), dtype=bool) if allowed_ends is None else np.asarray(allowed_ends, dtype=bool)], 9)
@@ -353,17 +358,26 @@ def match_keyposes(keys: np.ndarray, strength: np.ndarray, grid: np.ndarray, on_
 
 
 def relax_anchors(x: np.ndarray, y: np.ndarray, max_stretch: tuple[float, float], linear: np.ndarray | None = None) -> np.ndarray:
-    """Output times ``(A,)`` of anchors ``(x, y) (A,)``, each moved (first to last) just enough that every slope lies in ``max_stretch``.
+    """Output times ``(A,)`` of anchors ``(x, y) (A,)``, each moved (first to last) just enough that every slope lies in
+    ``max_stretch``; the first stays, and the last too (the end on its beat) wherever the bounds let the anchors reach it.
 
     linear ``(A-1,)``: intervals kept rigid (a steady span, its slope already inside): their end moves with their start.
     """
     low, high = max_stretch
-    relaxed = np.array(x, dtype=float)
+    x = np.asarray(x, dtype=float)
+    relaxed = x.copy()
     rigid = np.zeros(len(relaxed) - 1, dtype=bool) if linear is None else np.asarray(linear, dtype=bool)
+    rise = np.diff(np.asarray(y, dtype=float))
+    shortest, longest = np.where(rigid, np.diff(x), rise / high), np.where(rigid, np.diff(x), rise / low)
+    # The window each anchor must lie in to reach the last anchor where it is, every slope inside the bounds.
+    latest = x[-1] - np.concatenate([np.cumsum(shortest[::-1])[::-1], [0.0]])
+    earliest = x[-1] - np.concatenate([np.cumsum(longest[::-1])[::-1], [0.0]])
     for k in range(1, len(relaxed)):  # over anchors: each move depends on the one before
-        rise = y[k] - y[k - 1]
         moved = relaxed[k - 1] + (x[k] - x[k - 1]) if rigid[k - 1] else relaxed[k]
-        relaxed[k] = np.clip(moved, relaxed[k - 1] + rise / high, relaxed[k - 1] + rise / low)
+        lowest, highest = relaxed[k - 1] + shortest[k - 1], relaxed[k - 1] + longest[k - 1]
+        if max(lowest, earliest[k]) <= min(highest, latest[k]):
+            lowest, highest = max(lowest, earliest[k]), min(highest, latest[k])
+        relaxed[k] = np.clip(moved, lowest, highest)
     return relaxed
 
 

@@ -4,6 +4,9 @@ The click track (120 BPM) and the silent track are synthesized here, determinist
 without Blender's audio library: its sequencer takes no sound strip, so the tests that need one skip there.
 """
 
+import os
+import shutil
+
 import numpy as np
 import pytest
 
@@ -114,6 +117,16 @@ def test_sync_to_a_file_adds_the_song_and_its_beats(loopsmith, walker, clicks):
     first, last = (int(f) for f in obj.animation_data.action.frame_range)
     assert [frame for frame, _ in _markers(scene)] == [round(f) for f in beat_frames if first <= round(f) <= last]
     assert abs(scene.loopsmith.music_sync.song_start - 2.0) < 1e-6
+    # The strip plays the song itself, from 2 s in, over the whole performance.
+    sound = strips[0].sound
+    assert strips[0].name == path.name and os.path.samefile(bpy.path.abspath(sound.filepath), path)
+    assert strips[0].frame_final_end - strips[0].frame_final_start >= last - first and scene.sync_mode == "AUDIO_SYNC"
+    # Synced again to another song, the first song's strip goes: one song plays.
+    other = path.with_name("other clicks.wav")
+    shutil.copyfile(path, other)
+    obj.animation_data.action = source
+    assert bpy.ops.loopsmith.sync_to_music(music_source="FILE", music_file=str(other)) == {"FINISHED"}
+    assert [strip.name for strip in _strips(scene)] == [other.name]
 
 
 def test_the_song_is_read_by_blender_or_the_wav_reader(loopsmith, walker, clicks):
@@ -151,7 +164,7 @@ def test_a_tempo_out_of_reach_names_the_action_and_the_stretch(loopsmith, walker
     scene = bpy.context.scene
     fast = write_wav(tmp_path / "fast.wav", click_track(12.0, 175.0)[0])  # 175 BPM: 1.55x one keypose a beat, 0.78x two
     before = _scene_state(scene)
-    with pytest.raises(RuntimeError, match=r"action 'walk' would need 0\.\d+x to meet 1\d\d BPM; Slowest-Fastest allow 0\.9-1\.1x"):
+    with pytest.raises(RuntimeError, match=r"action 'walk' would need 0\.\d+x to meet 1\d\d BPM, outside the stretch allowed \(0\.9-1\.1x\)"):
         bpy.ops.loopsmith.sync_to_music(music_source="FILE", music_file=str(fast), max_stretch_low=0.9, max_stretch_high=1.1)
     assert _scene_state(scene) == before
 

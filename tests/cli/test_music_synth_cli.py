@@ -3,6 +3,7 @@ click track (keyposes on the beat), a tempo out of reach of --max-stretch, and a
 
 import json
 
+import numpy as np
 import pytest
 
 from helpers import run_loopsmith
@@ -54,3 +55,58 @@ def test_compose_to_a_song_shorter_than_a_bar(mocap_dir, tmp_path):
     assert done.returncode == 1, done.stderr
     print(_one_line(done.stderr))
     assert not list((tmp_path / "out").glob("composition.*"))
+
+
+def test_synth_lasts_to_the_last_beat_within_its_seconds(graph, tmp_path):
+    """The sync may play faster than captured: synth makes enough motion to last --seconds, and ends on the last beat in them."""
+    song = _click(tmp_path / "click.wav", 110.0, 30.0)
+    done = run_loopsmith("synth", graph, "--seconds", "8", "--music", song, "--seed", "1", "-o", tmp_path / "out", "--quiet")
+    assert done.returncode == 0, done.stderr
+    music = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"][-1]["music"]
+    beats = [0.25 + k * 60.0 / 110.0 for k in range(60)]
+    last = max(beat for beat in beats if beat <= 8.0)
+    print(f"ends at {music['end_s']} s, the last beat within 8 s at {last:.3f} s")
+    assert abs(music["end_s"] - last) < 0.02 and music["on_beat_after"] >= 0.8
+
+
+def test_synth_refuses_early_when_every_walk_plays_a_clip_out_of_reach(mocap_dir, tmp_path):
+    """On a graph of two walks and two runs every random walk of 8 s passes a run, which at 100 BPM (155 keyposes a minute)
+    would need 1.29x: synth says so before it renders anything, with the way out."""
+    runs = ("dataset-1_run_happy_001.bvh", "dataset-2_run_normal_040.bvh")
+    done = run_loopsmith("graph", *[mocap_dir / name for name in (*CLIPS[:2], *runs)], "-o", tmp_path / "g" / "graph.json", "--quiet")
+    assert done.returncode == 0, done.stderr
+    song = _click(tmp_path / "click.wav", 100.0, 20.0)
+    done = run_loopsmith("synth", tmp_path / "g" / "graph.json", "--seconds", "8", "--music", song, "-o", tmp_path / "out", "--quiet")
+    line = _one_line(done.stderr)
+    print(line)
+    assert done.returncode == 1 and "every walk of seeds 0-7 plays dataset-1_run_happy_001.bvh, which would need 1.2" in line
+    assert "--via" in line and not list((tmp_path / "out").glob("synthesis.*"))
+
+
+def test_a_song_fault_names_the_song_and_a_clip_fault_the_clip(mocap_dir, tmp_path):
+    """Noise has no beat: the line names the song, not the first clip; a run out of a 120 BPM song's reach names the run."""
+    noise = write_wav(tmp_path / "noise.wav", 0.3 * np.random.default_rng(0).standard_normal(22050 * 10))
+    walks = [mocap_dir / name for name in CLIPS[:2]]
+    done = run_loopsmith("compose", *walks, "--music", noise, "-o", tmp_path / "out", "--quiet")
+    assert done.returncode == 1 and _one_line(done.stderr).startswith(f"loopsmith: {noise}: no steady beat found in")
+    song = _click(tmp_path / "click.wav", 120.0, 20.0)
+    run = mocap_dir / "dataset-1_run_happy_001.bvh"
+    done = run_loopsmith("compose", walks[0], run, walks[1], "--music", song, "-o", tmp_path / "out", "--quiet")
+    line = _one_line(done.stderr)
+    assert done.returncode == 1 and line.startswith(f"loopsmith: {run}: dataset-1_run_happy_001.bvh would need 0.7"), line
+    done = run_loopsmith("compose", *walks, "--music", song, "--music-start", "25", "-o", tmp_path / "out", "--quiet")
+    assert done.returncode == 1 and _one_line(done.stderr) == f"loopsmith: {song}: --music-start 25 s is past the end of the song (20.0 s long)"
+    done = run_loopsmith("compose", *walks, "--music", tmp_path, "-o", tmp_path / "out", "--quiet")
+    assert done.returncode == 2 and done.stderr.strip().endswith(f"--music {tmp_path}: a folder, not a song file")
+
+
+@pytest.mark.parametrize("bpm", [110.0, 90.0])
+def test_a_loop_to_music_plays_whole_bars(mocap_dir, tmp_path, bpm):
+    song = _click(tmp_path / "click.wav", bpm, 40.0)
+    walks = [mocap_dir / name for name in CLIPS[:2]]
+    done = run_loopsmith("compose", *walks, "--music", song, "--loop", "--max-stretch", "0.75", "1.25", "-o", tmp_path / "out", "--quiet")
+    assert done.returncode == 0, done.stderr
+    music = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"][-1]["music"]
+    bars = music["end_s"] / (4 * 60.0 / bpm)
+    print(f"{bpm:g} BPM: {bars:.3f} bars, {music['on_beat_after']:.0%} on the beat")
+    assert abs(bars - round(bars)) * 4 * 60.0 / bpm <= 1.5 / 30.0 and music["on_beat_after"] >= 0.8

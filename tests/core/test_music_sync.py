@@ -71,7 +71,7 @@ def test_a_tempo_out_of_reach_names_the_clip_and_the_stretch_it_would_need():
     with pytest.raises(SyncError) as caught:
         sync.sync_to_beats(keys, beats, 6.0, FPS, name="walk.bvh")
     assert caught.value.clip == "walk.bvh" and caught.value.stretch == pytest.approx(160 / 120)
-    assert str(caught.value) == "walk.bvh would need 1.33x to meet 160 BPM; --max-stretch allows 0.8-1.25x"
+    assert str(caught.value) == "walk.bvh would need 1.33x to meet 160 BPM, outside the stretch allowed (0.8-1.25x)"
     assert sync.choose_ratio(120.0, 160.0, (0.6, 1.5))[0] == 1.0  # within wider bounds it is reached
     assert sync.choose_ratio(120.0, 70.0)[0] == 2.0 and sync.choose_ratio(120.0, 230.0)[0] == 0.5
 

@@ -9,11 +9,10 @@ import os
 import time
 from dataclasses import dataclass
 
-import numpy as np
 
-from ....bridge import clip_io, importers
+from ....bridge import audio, clip_io, importers
 from ....core.compose import sequence
-from ....core.errors import LoopsmithError, SyncError
+from ....core.errors import AudioError, LoopsmithError, NoSteadyBeat, SyncError
 from ....core.music import beats as beat_tracking, keyposes, perform
 from ....files import interrupts
 from ... import engine_output
@@ -59,24 +58,30 @@ class Music:
     audio: str = ""  # the song as the report's page finds it: its path from the report's folder
 
 
-def _read_audio(path):
-    """(mono float32 samples, rate) by Blender's audio library (bridge.audio), or the WAV reader where that is missing."""
-    try:
-        from ....bridge import audio
-    except ImportError:  # the bridge's reader is not in this build yet: WAV only
-        from ....core.music import audio as wav
-
-        return wav.read_wav(path)
-    return audio.read_audio(path)
-
-
 def read_song(options):
     """The song of ``--music`` with its beats (None without): AudioError or NoSteadyBeat (one line) when it has none."""
     if options.music is None:
         return None
-    samples, rate = _read_audio(options.music)
+    if "blend" in options.format and audio.aud is None:  # refused before anything is made
+        reason = "a .blend output carries the song as a sound strip, which needs Blender's audio library, missing here"
+        raise AudioError(options.music, reason, f"{reason}: choose another --format")
+    samples, rate = audio.read_audio(options.music)
+    seconds = len(samples) / float(rate)
+    if options.music_start >= seconds:
+        raise SyncError(f"--music-start {options.music_start:g} s is past the end of the song ({seconds:.1f} s long)")
     found = beat_tracking.track_beats(samples, rate, str(options.music))
-    return Song(options.music, found, len(samples) / float(rate), float(options.music_start))
+    return Song(options.music, found, seconds, float(options.music_start))
+
+
+def culprit(error, paths, options):
+    """The file a failed run's entry names: the song when it cannot be read, has no beat or is too short for
+    ``--music-start``; the clip a sync names when it is one of ``paths``; else the first clip."""
+    song_fault = isinstance(error, (AudioError, NoSteadyBeat)) or (isinstance(error, SyncError) and error.clip is None)
+    if song_fault and getattr(options, "music", None) is not None:
+        return options.music
+    if isinstance(error, SyncError):
+        return next((path for path in paths if path.name == error.clip), paths[0])
+    return paths[0]
 
 
 def sync_to_song(composed, song, options, name, loop=False, seconds=None):
@@ -87,7 +92,7 @@ def sync_to_song(composed, song, options, name, loop=False, seconds=None):
     times = song.beats.times - song.start
     times = times[times >= -1e-9]
     if len(times) < 2:
-        raise SyncError(f"{song.path} has fewer than two beats after --music-start {song.start:g}", clip=name)
+        raise SyncError(f"{song.path} has fewer than two beats after --music-start {song.start:g}")
     limit = song.seconds - song.start if seconds is None else min(seconds, song.seconds - song.start)
     start = song.start
     if loop:  # the loop is whole bars from a beat: the song's first beat after the start leads, moved by the loop's phase
@@ -99,7 +104,7 @@ def sync_to_song(composed, song, options, name, loop=False, seconds=None):
                                               windows=windows, parts=[(segment.name, segment.out_first) for segment in composed.segments])
     if loop:
         lead = float(result.grid[result.grid >= -1e-9][0])
-        beat = float(np.median(np.diff(times)))
+        beat = 60.0 / perform.sync_module.song_tempo(times)
         start = start - lead if start - lead >= 0.0 else start + beat - lead
     beats_out = song.beats.times - start
     beats_out = beats_out[(beats_out >= -1e-9) & (beats_out <= result.end + 1e-6)]
@@ -131,6 +136,6 @@ def process(task, options, name, inputs):
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        entry = error_entry(paths[0], str(error), time.perf_counter() - started)
+        entry = error_entry(culprit(error, paths, options), str(error), time.perf_counter() - started)
         entry["clips"] = [str(path) for path in paths]
         return [entry]

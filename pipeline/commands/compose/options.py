@@ -36,6 +36,8 @@ def check_music(options):
             if value is not None:
                 raise UsageError(f"{flag} applies to --music (the song the performance is retimed to), and none is given")
         return
+    if options.music.is_dir():
+        raise UsageError(f"--music {options.music}: a folder, not a song file")
     if not options.music.is_file():
         raise UsageError(f"--music {options.music}: no such file")
     if options.max_stretch is None:
