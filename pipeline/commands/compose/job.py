@@ -9,7 +9,6 @@ import os
 import time
 from dataclasses import dataclass
 
-
 from ....bridge import audio, clip_io, importers
 from ....core.compose import sequence
 from ....core.errors import AudioError, LoopsmithError, NoSteadyBeat, SyncError
