@@ -39,11 +39,15 @@ class Progress:
     """A one-line progress bar on stderr over the whole run's tasks (``workers``' included: objects with ``files_done()``).
 
     While it is open it also shows the long steps this process reports
-    inside a task (see :func:`reporter`).
+    inside a task (see :func:`reporter`). Where stderr is no terminal (a log file), each update is a line of its own and a
+    long step shows every tenth of its way only, so the log stays readable.
     """
+
+    STEPS = 10  # lines a long step shows in a log
 
     def __init__(self, total, quiet, workers=()):
         self.total, self.quiet, self.workers, self.done, self.last = total, quiet, workers, 0, ("", "")
+        self.terminal, self.logged = sys.stderr.isatty(), None
         if not quiet:
             _listeners[:] = [self]
 
@@ -55,6 +59,11 @@ class Progress:
 
     def inside(self, what, fraction):
         """The current task is ``fraction`` (0-1) through ``what``."""
+        if not self.terminal:
+            step = (what, int(fraction * self.STEPS))
+            if step == self.logged:
+                return
+            self.logged, fraction = step, step[1] / self.STEPS
         self.last = (f"{what} {fraction:4.0%}", "")
         self.show()
 
@@ -64,9 +73,10 @@ class Progress:
         done = self.done + sum(worker.files_done() for worker in self.workers)
         width, (name, status) = 24, self.last
         filled = int(width * done / max(self.total, 1))
-        say(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {name[:40]:40s} {status:5s}", sys.stderr, end="")
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {name[:40]:40s} {status:5s}"
+        say(f"\r{line}", sys.stderr, end="") if self.terminal else say(line.rstrip(), sys.stderr)
 
     def close(self):
         _listeners.clear()
-        if not self.quiet:
+        if not self.quiet and self.terminal:
             say("", sys.stderr)
