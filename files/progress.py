@@ -35,6 +35,14 @@ def reporter(what):
     return lambda fraction: bar.inside(what, fraction)
 
 
+def _is_terminal(stream):
+    """Whether ``stream`` is a terminal (False for none, a file, or a stream that cannot say)."""
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 class Progress:
     """A one-line progress bar on stderr over the whole run's tasks (``workers``' included: objects with ``files_done()``).
 
@@ -47,7 +55,7 @@ class Progress:
 
     def __init__(self, total, quiet, workers=()):
         self.total, self.quiet, self.workers, self.done, self.last = total, quiet, workers, 0, ("", "")
-        self.terminal, self.logged = sys.stderr.isatty(), None
+        self.terminal, self.logged = not quiet and _is_terminal(sys.stderr), None
         if not quiet:
             _listeners[:] = [self]
 

@@ -56,7 +56,7 @@ def _loop_sync(keys, strength, beats, duration, fps, max_stretch, seconds, per_b
     inner = found.anchors[(found.anchors[:, 0] > 1e-9) & (found.anchors[:, 0] < cycle_out - 1e-9)
                           & (found.anchors[:, 1] > 1e-9) & (found.anchors[:, 1] < duration - 1e-9)]
     anchors = np.concatenate([[[0.0, 0.0]], inner, [[cycle_out, duration]]])
-    x = sync_module.relax_anchors(np.append(anchors[:-1, 0], cycle_out), anchors[:, 1], max_stretch)
+    x = sync_module.relax_anchors(anchors[:, 0], anchors[:, 1], max_stretch)
     x[-1] = cycle_out
     # One anchor either side from the other end of the cycle: the knot slopes at 0 and at the end come out equal.
     warp = sync_module.monotone_warp(np.concatenate([[x[-2] - cycle_out], x, [x[1] + cycle_out]]),
@@ -100,7 +100,7 @@ def sync_performance(clip: Clip, beats: np.ndarray, max_stretch: tuple[float, fl
     windows ``(first, last)`` (0-based frames of ``clip``): the warp keeps one speed through each (and its measured margin)
     and the performance does not start inside one, so the junctions stay as good as without music (not for a loop).
     parts: ``[(clip name, first frame), ...]`` the composition's clips in order: each keeps its own keyposes per beat and
-    speed. SyncError naming the clip (or ``name``) and the stretch it would need when the tempos cannot meet inside ``max_stretch``.
+    speed (not for a loop, whose cycle keeps one). SyncError naming the clip (or ``name``) and the stretch it would need when the tempos cannot meet inside ``max_stretch``.
     """
     found = keyposes_module.find_keyposes(clip) if found is None else found
     beats = np.asarray(beats, dtype=float)

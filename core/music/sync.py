@@ -86,14 +86,15 @@ class Sync:
 
 def song_tempo(beats: np.ndarray) -> float:
     """Beats per minute of ``beats (M,)`` (seconds): 60 over the mean of the spacings within 10% of their median (beat times
-    come on the envelope's hops, so one spacing is a hop off either way; their mean is not); 0 with fewer than two beats."""
+    come on the envelope's hops, so one spacing is a hop off either way; their mean is not), or over the median itself when
+    none is (spacings of two tempos half and half); 0 with fewer than two beats."""
     beats = np.asarray(beats, dtype=float)
     if len(beats) < 2:
         return 0.0
     spacing = np.diff(beats)
     typical = float(np.median(spacing))
     steady = spacing[np.abs(spacing - typical) <= 0.1 * typical]
-    return float(60.0 / np.mean(steady))
+    return float(60.0 / (np.mean(steady) if len(steady) else typical))
 
 
 def outside(stretch: float, max_stretch: tuple[float, float]) -> str:
@@ -148,6 +149,7 @@ def part_tempi(keys: np.ndarray, song_bpm: float, parts: list, max_stretch: tupl
     few keyposes takes its neighbour's (the whole motion's, named ``name``, when none has enough). SyncError naming the
     part (the clip) and the stretch it would need when its tempo cannot meet ``song_bpm`` inside ``max_stretch``.
     """
+    parts = sorted(parts, key=lambda part: float(part[1]))
     firsts = np.array([float(first) for _, first in parts])
     owner = np.clip(np.searchsorted(firsts, keys + 1e-9, side="right") - 1, 0, len(parts) - 1)
     counts = np.bincount(owner, minlength=len(parts))
@@ -626,9 +628,9 @@ def _retime(keys, strength, beats, timing, max_stretch, allowed_ends, spans, nam
     if found is None:
         raise SyncError(f"{name} cannot end on a beat within {end_limit:.2f} s at {speed:.2f}x", clip=name, stretch=speed)
     path, start, end, finish = found
-    # A junction's span plays at the speeds of the clips either side of it.
-    span_speed = np.sqrt(speeds[owner[np.clip(np.searchsorted(keys, steady[:, 0]), 0, len(keys) - 1)]]
-                         * speeds[owner[np.clip(np.searchsorted(keys, steady[:, 1]) - 1, 0, len(keys) - 1)]])
+    # A junction's span plays at the speeds of the clips either side of it: those of the keyposes just outside it.
+    span_speed = np.sqrt(speeds[owner[np.clip(np.searchsorted(keys, steady[:, 0]) - 1, 0, len(keys) - 1)]]
+                         * speeds[owner[np.clip(np.searchsorted(keys, steady[:, 1]), 0, len(keys) - 1)]])
     x, y, linear = steady_spans(*_path_anchors(path, grid, keys, start, end, finish), steady, keys, grid, span_speed, max_stretch, 1.0 / fps)
     x = relax_anchors(x, y, max_stretch, linear)
     warp = monotone_warp(x, y, max_stretch, linear)

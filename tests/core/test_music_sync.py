@@ -154,3 +154,13 @@ def test_the_warped_clip_plays_the_warp_with_unit_rotations():
     assert np.allclose(np.linalg.norm(warped.rotation, axis=-1), 1.0)
     again = keyposes.find_keyposes(warped, steps=False)
     assert sync.on_beat_fraction(again.seconds, result.grid, 1.0 / FPS) >= 0.8, (again.seconds, result.grid)
+
+
+def test_the_songs_tempo_averages_hop_rounding_and_survives_two_tempos():
+    """Beat times on ~11.6 ms hops: 90 BPM stays 90 (the median spacing alone says 89.0 or 90.6); spacings of two tempos
+    half and half (a missed beat among three) give the median's tempo, never NaN."""
+    hop = 256 / 22050
+    beats = np.round((0.5 + np.arange(40) * 60.0 / 90.0) / hop) * hop
+    assert sync.song_tempo(beats) == pytest.approx(90.0, abs=0.05)
+    assert sync.song_tempo([0.0, 0.5, 1.5]) == pytest.approx(80.0) and sync.song_tempo([0.0, 0.5, 1.0, 2.0, 3.0]) == pytest.approx(80.0)
+    assert sync.song_tempo([1.0]) == 0.0

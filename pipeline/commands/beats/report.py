@@ -140,8 +140,9 @@ def section(entry):
               f'<div class="beat-chart">{_chart(entry)}</div>'
               f'{legend([(LOOP, "onset envelope", "line"), (SEAM, "beats", "line")])}{tempo}</div>')
     shown = entry["envelope"].get("seconds", music["duration_s"])
-    span = f"its first {shown:g} s ({sum(t <= shown for t in beats)} of the {len(beats)} beats marked; the tempo below covers " \
-           "the whole song)" if shown < music["duration_s"] - 1e-3 else f"time, the {len(beats)} beats marked"
+    below = "; the tempo below covers the whole song" if tempo else ""
+    span = f"its first {shown:g} s ({sum(t <= shown for t in beats)} of the {len(beats)} beats marked{below})" \
+        if shown < music["duration_s"] - 1e-3 else f"time, the {len(beats)} beats marked"
     figure = parts.figure(f"The onset envelope (spectral flux, dB) over {span}; the song ({how}) plays with the beats flashing and "
                           "the playhead moving.", player)
     return f'{facts}{parts.verdict_html(entry)}<div class="figures">{figure}</div><script>{SCRIPT}</script>'

@@ -72,11 +72,16 @@ def read_song(options):
     return Song(options.music, found, seconds, float(options.music_start))
 
 
+def song_fault(error, options):
+    """Whether ``error`` is the ``--music`` song's: it cannot be read, has no beat or is too short for ``--music-start``."""
+    return options.music is not None and (isinstance(error, (AudioError, NoSteadyBeat))
+                                          or (isinstance(error, SyncError) and error.clip is None))
+
+
 def culprit(error, paths, options):
-    """The file a failed run's entry names: the song when it cannot be read, has no beat or is too short for
-    ``--music-start``; the clip a sync names when it is one of ``paths``; else the first clip."""
-    song_fault = isinstance(error, (AudioError, NoSteadyBeat)) or (isinstance(error, SyncError) and error.clip is None)
-    if song_fault and getattr(options, "music", None) is not None:
+    """The file a failed run's entry names: the song for :func:`song_fault`; the clip a sync names when it is one of
+    ``paths``; else the first clip."""
+    if song_fault(error, options):
         return options.music
     if isinstance(error, SyncError):
         return next((path for path in paths if path.name == error.clip), paths[0])

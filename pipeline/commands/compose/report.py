@@ -224,7 +224,7 @@ def stretch_svg(music, fps, width=560):
 def _tempi(music):
     """How many keyposes each clip puts on a beat, at what speed, from what tempo: one phrase (one clause per distinct clip)."""
     seen = {}
-    for part in music["parts"]:
+    for part in music.get("parts") or [{"clip": "", "ratio": music["ratio"], "speed": music["speed"], "motion_bpm": music["motion_bpm"]}]:
         seen.setdefault((part["clip"], part["ratio"], part["speed"]), part)
     return ", ".join(f'{"" if len(seen) == 1 else html.escape(part["clip"]) + ": "}{part["ratio"]:g} keypose(s) per beat at '
                      f'{part["speed"]:.2f}x (the motion {part["motion_bpm"]:g} per minute)' for part in seen.values())
@@ -234,7 +234,8 @@ def music_section(entry):
     """The sync's part of the section: the numbers, the beats against the keyposes, the offsets and the stretch."""
     music = entry["music"]
     visibility = ", ".join(f"junction {k + 1} {a:.2f} &rarr; {b:.2f}"
-                           for k, a, b in zip(music["junctions"], music["visibility_before"], music["visibility_after"]))
+                           for k, a, b in zip(music.get("junctions", range(len(music["visibility_before"]))), music["visibility_before"],
+                                              music["visibility_after"]))
     facts = (f'<p>Synced to <code>{html.escape(pathlib.Path(music["song"]).name)}</code> from {music["audio_start_s"]:g} s: '
              f'{music["tempo_bpm"]:g} BPM; {_tempi(music)}; '
              f'speed {music["stretch_range"][0]:.2f}-{music["stretch_range"][1]:.2f}x (allowed {music["max_stretch"][0]:g}-'

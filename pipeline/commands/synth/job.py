@@ -12,7 +12,7 @@ import numpy as np
 from ....bridge import clip_io, importers
 from ....core import graph as motion_graph
 from ....core.formats import graph_json
-from ....core.errors import AudioError, GraphError, LoopsmithError, NoSteadyBeat, SyncError
+from ....core.errors import GraphError, LoopsmithError, SyncError
 from ....core.music import keyposes, sync as sync_module
 from ....core.music.sync import song_tempo
 from ....files import interrupts
@@ -67,7 +67,7 @@ def motion_seconds(options, song):
     if song is None:
         return options.seconds
     wanted = min(options.seconds, song.seconds - song.start)
-    return wanted * float(options.max_stretch[1]) + 60.0 / max(float(song.beats.tempo_bpm), 1e-9)
+    return wanted * float(options.max_stretch[1]) + 60.0 / max(song_tempo(song.beats.times), 1e-9)
 
 
 def _clips(paths, options):
@@ -107,8 +107,7 @@ def process(task, options, name, inputs):
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        song_fault = isinstance(error, (AudioError, NoSteadyBeat)) or (isinstance(error, SyncError) and error.clip is None)
-        entry = error_entry(options.music if song_fault and options.music is not None else options.graph, str(error),
+        entry = error_entry(options.music if compose_job.song_fault(error, options) else options.graph, str(error),
                             time.perf_counter() - started)
         entry["graph_file"] = str(options.graph)
         return [entry]
