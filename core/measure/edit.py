@@ -90,36 +90,48 @@ def toe_skating(clip: Clip, positions: np.ndarray | None = None) -> float:
     return contacts.toe_skating(_toe_positions(clip, toes), np.arange(len(toes)), clip.dt)
 
 
-def retimed_skating(source: Clip, result: Clip, times: np.ndarray, stretch: np.ndarray | None = None) -> tuple[float, float]:
+def _retimed_toes(source, result, times):
+    """The toes' positions in ``source`` and ``result``, the source's contacts and the result frames planted on them."""
+    toes = _toes(source)
+    before = _toe_positions(source, toes)
+    planted = contacts.detect_contacts(before, source.dt)
+    low = np.floor(times).astype(int)
+    mapped = planted[low] & planted[np.minimum(low + 1, len(planted) - 1)]
+    return before, _toe_positions(result, toes), planted, mapped
+
+
+def retimed_skating(source: Clip, result: Clip, times: np.ndarray) -> tuple[float, float]:
     """(result's, source's) mean toe speed in contact, per second, over the source's contacts.
 
     times ``(F,)``: the source frame (fractional index) each result frame
     shows. A result frame counts as planted when the source frames on both
     sides of its time are; so the same contacts are measured in both, and a
     retime that adds no sliding of its own has ``result = speed * source``.
-    stretch ``(F,)``: the speed each result frame plays at (a time warp): the result's toe speeds are then per second of
-    the source's time (divided by it) and the source is measured over the frames the result shows, so a warp that adds
-    no sliding has ``result = source``.
     """
-    toes = _toes(source)
-    before = _toe_positions(source, toes)
-    planted = contacts.detect_contacts(before, source.dt)
-    low = np.floor(times).astype(int)
-    mapped = planted[low] & planted[np.minimum(low + 1, len(planted) - 1)]
-    after = _toe_positions(result, toes)
-    if stretch is None:
-        return _planted_speed(after, mapped, result.dt), _planted_speed(before, planted, source.dt)
-    # Each step of the result at the mean speed of its two frames: its displacement over the source time it covers.
+    before, after, planted, mapped = _retimed_toes(source, result, times)
+    return _planted_speed(after, mapped, result.dt), _planted_speed(before, planted, source.dt)
+
+
+def warped_skating(source: Clip, result: Clip, times: np.ndarray, stretch: np.ndarray) -> tuple[float, float, float]:
+    """A time warp's toe skating, per second: (result's as played, result's per second of the source's time, source's
+    over the frames the result shows), over the source's contacts as in :func:`retimed_skating`.
+
+    times ``(F,)``: the source frame each result frame shows; stretch ``(F,)``: the speed each plays at. Per second of
+    the source's time, each step of the result is divided by its mean stretch, so a warp that adds no sliding of its
+    own has it equal to the source's.
+    """
+    before, after, planted, mapped = _retimed_toes(source, result, times)
     step = 0.5 * (stretch[1:] + stretch[:-1])
     scaled = np.concatenate([after[:1], after[:1] + np.cumsum(np.diff(after, axis=0) / step[:, None, None], axis=0)])
     shown = slice(int(np.floor(times[0])), int(np.ceil(times[-1])) + 1)
-    return _planted_speed(scaled, mapped, result.dt), _planted_speed(before[shown], planted[shown], source.dt)
+    return (_planted_speed(after, mapped, result.dt), _planted_speed(scaled, mapped, result.dt),
+            _planted_speed(before[shown], planted[shown], source.dt))
 
 
 def acceleration_reference(*positions: np.ndarray, dt: float) -> np.ndarray:
     """Per joint ``(B,)``: the largest of the clips' 95th-percentile accelerations (``positions`` each ``(F, B, 3)``), floored at a quarter of the median joint's."""
     reference = np.max([metrics.baseline(p, dt).acceleration for p in positions], axis=0)
-    return np.maximum(reference, 0.25 * np.median(reference))
+    return metrics.floored(reference)
 
 
 def worst_frame(positions: np.ndarray, dt: float, reference: np.ndarray, joints: list | np.ndarray | None = None) -> float:

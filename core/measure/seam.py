@@ -36,6 +36,12 @@ class SeamMetrics:
         return f"seam visibility {self.visibility:.2f}, step {self.max_position_step * 1000:.2f} mm, velocity jump {self.max_velocity_jump:.3f}/s"
 
 
+def floored(reference: np.ndarray) -> np.ndarray:
+    """Each joint's typical acceleration ``(B,)`` raised to at least a quarter of the median joint's: a joint that hardly
+    moves (a toe end, a finger) does not make any motion of it look sharp by dividing by about 0."""
+    return np.maximum(reference, 0.25 * np.median(reference))
+
+
 def played_visibility(positions: np.ndarray, dt: float, seam_frames: list | np.ndarray, reference: np.ndarray) -> float:
     """Seam visibility of a loop as played: the largest seam acceleration over a joint's typical one.
 

@@ -84,7 +84,7 @@ def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tu
     own = [clip_positions(c, names) for c in (clip_a, clip_b)] if positions is None else list(positions)
     positions = [clip_positions(clip, names)] + own
     reference = np.maximum(run_reference(positions[1], dt, len(measured)), run_reference(positions[2], dt, len(measured)))
-    reference = np.maximum(reference, 0.25 * np.median(reference))  # joints that hardly move do not divide by ~0
+    reference = metrics.floored(reference)
     visibility = metrics.played_visibility(positions[0], dt, measured, reference)
 
     root_name = names[result.root]

@@ -144,7 +144,7 @@ def junction_visibility(clip: Clip, windows: list) -> list[float]:
             values.append(0.0)
             continue
         reference = np.max([transition_measure.run_reference(piece, clip.dt, len(measured)) for piece in own], axis=0)
-        reference = np.maximum(reference, 0.25 * np.median(reference))  # joints that hardly move do not divide by ~0
+        reference = seam_measure.floored(reference)
         values.append(seam_measure.played_visibility(positions, clip.dt, measured, reference))
     return values
 
@@ -173,8 +173,7 @@ def measure_sync(clip: Clip, warped: Clip, result: sync_module.Sync, windows: li
     spacing = float(np.median(np.diff(result.grid))) if len(result.grid) > 1 else 1.0
     junctions, shown, (start, stop) = _shown_junctions(result, windows)
     after_windows = [tuple(int(f) for f in output_frames(result, window)) for window in shown]
-    skating = edit_measure.retimed_skating(clip, warped, result.input_frames)[0]
-    per_input, shown_skating = edit_measure.retimed_skating(clip, warped, result.input_frames, result.stretch)
+    skating, per_input, shown_skating = edit_measure.warped_skating(clip, warped, result.input_frames, result.stretch)
     played = (len(result.input_times) - 1) / clip.fps
     mean_stretch = float((result.input_times[-1] - result.input_times[0]) / played) if played > 0.0 else 1.0
     # The same input played at the sync's mean speed throughout: what resampling alone does to the measure.
