@@ -82,10 +82,14 @@ def smooth(values: np.ndarray, sigma: float) -> np.ndarray:
     return np.convolve(padded, kernel / kernel.sum(), mode="valid")
 
 
-def local_minima(values: np.ndarray) -> np.ndarray:
-    """Indices of the inner local minima of ``values (F,)`` (strictly below the left neighbour, not above the right)."""
-    inner = (values[1:-1] < values[:-2]) & (values[1:-1] <= values[2:])
-    return np.flatnonzero(inner) + 1
+def local_minima(values: np.ndarray, ends: bool = False) -> np.ndarray:
+    """Indices of the inner local minima of ``values (F,)`` (strictly below the left neighbour, not above the right); with
+    ``ends``, the first and last index too where the values rise away from them."""
+    inner = np.flatnonzero((values[1:-1] < values[:-2]) & (values[1:-1] <= values[2:])) + 1
+    if not ends or len(values) < 2:
+        return inner
+    first, last = [0] if values[0] < values[1] else [], [len(values) - 1] if values[-1] < values[-2] else []
+    return np.concatenate([first, inner, last]).astype(int)
 
 
 def _side_reference(values, at, reach, step):
@@ -103,20 +107,25 @@ def prominence(values: np.ndarray, at: np.ndarray, reach: int) -> np.ndarray:
     """Prominence ``(K,)`` of the minima ``at (K,)`` of ``values (F,)``: how far the values climb on the lower of its two sides.
 
     Each side is searched up to ``reach`` frames, or until a value lower than
-    the minimum, or the clip's end.
+    the minimum, or the clip's end; a minimum on the clip's first or last frame has one side.
     """
     at = np.asarray(at, dtype=int)
     if not len(at):
         return np.zeros(0)
     reach = max(int(reach), 1)
     left, right = _side_reference(values, at, reach, -1), _side_reference(values, at, reach, 1)
+    # A minimum on an end has one side: its climb there.
+    left, right = np.where(at == 0, right, left), np.where(at == len(values) - 1, left, right)
     return np.minimum(left, right) - values[at]
 
 
 def refine(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     """Sub-frame positions ``(K,)`` of the minima ``at (K,)``: the vertex of the parabola through the three values around each."""
     at = np.asarray(at, dtype=int)
-    before, here, after = values[at - 1], values[at], values[at + 1]
+    # At an end the values are mirrored about it: the vertex stays on the end.
+    before = values[np.where(at > 0, at - 1, np.minimum(at + 1, len(values) - 1))]
+    after = values[np.where(at < len(values) - 1, at + 1, np.maximum(at - 1, 0))]
+    here = values[at]
     curvature = before - 2.0 * here + after
     shift = np.where(curvature > 1e-12, 0.5 * (before - after) / np.where(curvature > 1e-12, curvature, 1.0), 0.0)
     return at + np.clip(shift, -0.5, 0.5)
@@ -163,7 +172,7 @@ def find_keyposes(clip: Clip, min_prominence: float = MIN_PROMINENCE, min_spacin
     pose = kinematics.clip_forward_kinematics(clip) if pose is None else pose
     speed = smooth(body_speed(clip, pose), smoothing * clip.fps)
     spread = float(np.subtract(*np.percentile(speed, [95, 5]))) if len(speed) else 0.0
-    minima = local_minima(speed)
+    minima = local_minima(speed, ends=True)
     strength = prominence(speed, minima, int(round(PROMINENCE_REACH * clip.fps))) / max(spread, 1e-9)
     strong = strength >= min_prominence if spread > 1e-6 else np.zeros(len(minima), dtype=bool)
     times, strength = refine(speed, minima[strong]), np.minimum(strength[strong], 1.0)

@@ -16,12 +16,14 @@ import numpy as np
 
 from ..errors import SyncError
 from ..measure import edit as edit_measure, seam as seam_measure, transition as transition_measure
+from ..motion import kinematics
 from ..motion.clip import Clip
 from . import keyposes as keyposes_module, sync as sync_module
 
 BEATS_PER_BAR = sync_module.BEATS_PER_BAR
 ON_BEAT_GOOD = 0.8  # share of keyposes within a frame of the grid that is GOOD
-WINDOW_MARGIN = 3  # frames either side of a junction's window the warp plays steadily too
+RESAMPLING = 1.05  # a junction this much sharper than composed is worth a second sync (resampling alone moves it about this much)
+WINDOW_MARGIN = 3  # frames either side of a junction's window the warp holds down too (its measure reads one)
 
 
 def _phase(keys, strength, spacing):
@@ -81,8 +83,8 @@ def grid_offsets(times, grid):
 
 
 def junction_spans(windows: list, fps: float) -> np.ndarray:
-    """Input seconds ``(S, 2)`` the warp plays steadily: each junction window ``(first, last)`` (0-based frames) and the
-    :data:`WINDOW_MARGIN` frames either side that its visibility reads too."""
+    """Input seconds ``(S, 2)`` whose speed the warp holds down (:func:`.sync.speed_ceiling`): each junction window
+    ``(first, last)`` (0-based frames) and :data:`WINDOW_MARGIN` frames either side."""
     frames = np.asarray([(first, last) for first, last in windows], dtype=float).reshape(-1, 2)
     return (frames + np.array([-WINDOW_MARGIN, WINDOW_MARGIN])) / fps
 
@@ -97,8 +99,11 @@ def sync_performance(clip: Clip, beats: np.ndarray, max_stretch: tuple[float, fl
     The performance ends on a beat at or before ``seconds`` (None: the last beat, that is the song's end). loop_bars:
     beats per bar for a loop (``clip`` a CLAMP loop whose last frame closes the cycle): the beats must start at 0 and the
     whole cycle plays in a whole number of bars. found: the clip's keyposes when known. windows: the composition's junction
-    windows ``(first, last)`` (0-based frames of ``clip``): the warp keeps one speed through each (and its measured margin)
-    and the performance does not start inside one, so the junctions stay as good as without music (not for a loop).
+    windows ``(first, last)`` (0-based frames of ``clip``): the warp plays each (and its measured margin) no faster than
+    keeps it as sharp against its clips as composed, and the performance does not start inside one (not for a loop). The
+    clips' typical accelerations as played depend on the warp itself: a first warp estimates them from the clips' speeds;
+    when that leaves a junction sharper than composed by more than resampling alone does, a second reads them from the
+    first, and is kept when its sharpest junction is the less sharp and it puts as many keyposes on the grid (or enough).
     parts: ``[(clip name, first frame), ...]`` the composition's clips in order: each keeps its own keyposes per beat and
     speed (not for a loop, whose cycle keeps one). SyncError naming the clip (or ``name``) and the stretch it would need when the tempos cannot meet inside ``max_stretch``.
     """
@@ -109,11 +114,42 @@ def sync_performance(clip: Clip, beats: np.ndarray, max_stretch: tuple[float, fl
         if len(keys) < 2 or len(beats) < 2:
             raise SyncError(f"{name} has too few keyposes or the song too few beats to sync", clip=name)
         result = _loop_sync(keys, strength, beats, duration, clip.fps, max_stretch, seconds, int(loop_bars), name)
-    else:
-        result = sync_module.sync_to_beats(keys, beats, duration, clip.fps, max_stretch, seconds, strength, name,
-                                           spans=junction_spans(windows or [], clip.fps),
-                                           parts=[(part, first / clip.fps) for part, first in parts] if parts else None)
-    return sync_module.warp_clip(clip, result.input_times), result
+        return sync_module.warp_clip(clip, result.input_times), result
+    spans, windows = junction_spans(windows or [], clip.fps), windows or []
+    parts = [(part, first / clip.fps) for part, first in parts] if parts else None
+    accelerations = junction_accelerations(clip, windows) if windows else None
+    result = sync_module.sync_to_beats(keys, beats, duration, clip.fps, max_stretch, seconds, strength, name, spans=spans,
+                                       parts=parts, accelerations=accelerations)
+    warped = sync_module.warp_clip(clip, result.input_times)
+    if not windows:
+        return warped, result
+    played, sharpest = _as_played(warped, result, windows, accelerations)
+    if sharpest <= RESAMPLING:
+        return warped, result
+    second = sync_module.sync_to_beats(keys, beats, duration, clip.fps, max_stretch, seconds, strength, name, spans=spans,
+                                       parts=parts, accelerations=played)
+    warped_second = sync_module.warp_clip(clip, second.input_times)
+    on_beat = [np.mean(np.abs(each.offsets_after) <= 1.0 / clip.fps + 1e-9) for each in (result, second)]
+    better = _as_played(warped_second, second, windows, accelerations)[1] < sharpest and on_beat[1] >= min(on_beat[0], ON_BEAT_GOOD)
+    return (warped_second, second) if better else (warped, result)
+
+
+def _as_played(warped, result, windows, accelerations):
+    """``accelerations`` (:class:`.sync.JunctionAccelerations` per junction window) with the typical peaks of the clips either
+    side of each junction ``warped`` (the warp of ``result``) shows whole, as it plays them; and the most any of them plays
+    sharper than composed (their visibilities' ratio; 0 for none). A junction the performance cuts is left as it was: its
+    measure reads another window than the one composed."""
+    shown, cut, _ = _shown_junctions(result, windows)
+    junctions, positions = _junction_references(warped, [tuple(int(f) for f in output_frames(result, window)) for window in cut])
+    played, sharpest = list(accelerations), 0.0
+    for k, window, (measured, pair) in zip(shown, cut, junctions):  # a few junctions
+        if tuple(window) != tuple(windows[k]):
+            continue
+        played[k] = replace(accelerations[k], played=tuple(pair))
+        if len(measured):
+            visibility = seam_measure.played_visibility(positions, warped.dt, measured, seam_measure.floored(np.maximum(*pair)))
+            sharpest = max(sharpest, visibility / max(accelerations[k].visibility(), 1e-9))
+    return played, sharpest
 
 
 def output_frames(result: sync_module.Sync, frames: np.ndarray) -> np.ndarray:
@@ -129,24 +165,38 @@ def _pieces_around(windows, num_frames):
     return [((edges[k][0], edges[k + 1][0]), (edges[k + 1][1] + 1, edges[k + 2][1] + 1)) for k in range(len(windows))]
 
 
+def _junction_references(clip, windows):
+    """Per junction window ``(first, last)``: the frames its measure reads ``(n,)`` (the window and a frame either side) and
+    the typical peaks ``(B,)`` of the pieces before and after it (:func:`..measure.transition.run_reference`: runs as
+    long, the pieces' frames between the windows as played in ``clip``; a piece too short lends the other's, both too
+    short the whole clip's), with the clip's joint positions ``(F, B, 3)``."""
+    positions = transition_measure.clip_positions(clip, clip.bone_names)
+    junctions = []
+    for (first, last), pieces in zip(windows, _pieces_around(windows, clip.num_frames)):  # a few junctions
+        measured = np.arange(max(int(first) - 1, 1), min(int(last) + 1, clip.num_frames - 2) + 1)
+        own = [positions[start:stop] if stop - start >= 3 else None for start, stop in pieces]
+        own = [piece if piece is not None else next((other for other in own if other is not None), positions) for piece in own]
+        references = [transition_measure.run_reference(piece, clip.dt, max(len(measured), 1)) for piece in own]
+        junctions.append((measured, references))
+    return junctions, positions
+
+
 def junction_visibility(clip: Clip, windows: list) -> list[float]:
     """Per junction window ``(first, last)`` (0-based frames of ``clip``): the composition's own measure of a junction, on
     ``clip`` as it plays. The worst acceleration over the window (and a frame either side) against the larger of the two
-    pieces' typical peaks (:func:`..measure.transition.run_reference`: runs as long, the pieces' frames between the windows
-    as played in ``clip``), so a piece played faster is measured against itself played faster. Measured the same way
-    before and after a warp; 1 is as sharp as the clips it joins."""
-    positions = transition_measure.clip_positions(clip, clip.bone_names)
-    values = []
-    for (first, last), pieces in zip(windows, _pieces_around(windows, clip.num_frames)):  # a few junctions
-        measured = np.arange(max(int(first) - 1, 1), min(int(last) + 1, clip.num_frames - 2) + 1)
-        own = [positions[start:stop] for start, stop in pieces if stop - start >= 3] or [positions]
-        if len(measured) < 1:
-            values.append(0.0)
-            continue
-        reference = np.max([transition_measure.run_reference(piece, clip.dt, len(measured)) for piece in own], axis=0)
-        reference = seam_measure.floored(reference)
-        values.append(seam_measure.played_visibility(positions, clip.dt, measured, reference))
-    return values
+    pieces' typical peaks (:func:`_junction_references`), so a piece played faster is measured against itself played
+    faster. Measured the same way before and after a warp; 1 is as sharp as the clips it joins."""
+    junctions, positions = _junction_references(clip, windows)
+    return [seam_measure.played_visibility(positions, clip.dt, measured, seam_measure.floored(np.maximum(*references)))
+            if len(measured) else 0.0 for measured, references in junctions]
+
+
+def junction_accelerations(clip: Clip, windows: list) -> list[sync_module.JunctionAccelerations]:
+    """Per junction window ``(first, last)`` (0-based frames of ``clip``): its :class:`.sync.JunctionAccelerations` as
+    composed, the same quantities :func:`junction_visibility` compares."""
+    junctions, positions = _junction_references(clip, windows)
+    return [sync_module.JunctionAccelerations(measured, kinematics.accelerations(positions, clip.dt, measured), *references)
+            for measured, references in junctions]
 
 
 def _shown_junctions(result, windows):

@@ -7,7 +7,9 @@ motion's tempo (keyposes per minute) and the song's (beats per minute) set
 how many keyposes go on each beat, so that the overall speed stays inside
 ``max_stretch``; dynamic programming then gives each keypose its own beat
 (order kept), and the warp passes through those pairs, its slope everywhere
-inside the bounds, and ends on a beat.
+inside the bounds, and ends on a beat. Through a composition's junctions the
+warp plays no faster than keeps each as sharp against its clips, as they play,
+as it was composed (:class:`Ceiling`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SyncError
+from ..measure import seam as seam_measure
 from ..motion import sampling
 from ..motion.clip import Clip
 
@@ -29,14 +32,11 @@ DRIFT_WEIGHT = 4.0  # cost per squared frame a match beyond the bounds moves its
 SKIP_COST = 2.0  # cost of leaving a keypose off the beats, plus as much again times its strength
 TRIM_COST = 0.5  # cost of starting the motion after its first frame
 LENGTH_REWARD = 5.0  # per beat's worth of input shown (from the start to the end): performances that show more of the motion win over cheaper shorter ones
+EARLY_COST = 5.0  # per beat a performance ends before the song (or --seconds) while it has motion left to fill it
 CLEARANCE = 0.1  # s: a performance that ends after its last matched keypose ends this far before the next one
-SPAN_RATES = 33  # steady speeds tried per junction span, evenly in log across the bounds (and the target speed)
-SPAN_SHIFTS = 41  # entry times tried per junction span, across a grid spacing either side of where the anchors put it
-ON_GRID = 0.4  # frames off the grid a span's keypose may land for free (a whole miss from one frame)
-SPAN_WEIGHT = 10.0  # how much dearer a match across a junction span is per squared beat off the target speed
-FAST_WEIGHT = 4.0  # cost of a span played faster than the target speed, per 5% squared
-ON_BEAT = 0.8  # share of keyposes on the grid below which steady spans that cost some are dropped
 OVERSAMPLING = 8  # warp samples per output frame when inverting it
+EASING = 2.0  # per second: the fastest the warp's ceiling changes around a junction span
+SPAN_SKIPS = 4  # keyposes a match across a junction span may leave off the grid at once (its keyposes change rhythm)
 
 
 @dataclass
@@ -203,42 +203,46 @@ class _Costs:
     """The matching's costs in log stretch: bounds (low, high) and inner bounds, the target speed, the beat and the frame (s).
 
     speed: one target speed, or one per keypose ``(K, 1)`` (each clip of a composition has its own); :meth:`at` gives a
-    keypose's own costs.
+    keypose's own costs. ceiling: the fastest the warp may play here (inside a junction span), which lowers the upper
+    bound and the target speed to it; the log range that scales the costs stays the bounds'.
     """
 
-    def __init__(self, bounds, speed, beat, frame):
-        self.bounds, self.low, self.high, self.frame = bounds, bounds[0], bounds[1], frame
-        self.log_low, self.log_high = np.log(bounds[0]), np.log(bounds[1])
-        self.width = self.log_high - self.log_low
-        # The inner bounds never exclude the target speed itself.
+    def __init__(self, bounds, speed, beat, frame, ceiling=np.inf):
+        self.bounds, self.low, self.high, self.frame = bounds, bounds[0], np.minimum(bounds[1], ceiling), frame
+        self.log_low, self.log_high = np.log(self.low), np.log(self.high)
+        self.width = np.log(bounds[1] / bounds[0])
+        speed = np.minimum(speed, self.high)
         log_speed = np.log(speed)
-        self.inner = (np.minimum(self.log_low + MARGIN * self.width, log_speed), np.maximum(self.log_high - MARGIN * self.width, log_speed))
+        margin = MARGIN * (self.log_high - self.log_low)
+        # A target inside a margin opens that side's margin up to the bound itself: its clip's unevenness needs the room.
+        self.inner = (np.where(log_speed < self.log_low + margin, self.log_low, self.log_low + margin),
+                      np.where(log_speed > self.log_high - margin, self.log_high, self.log_high - margin))
         self.speed, self.beat = speed, beat
 
     def at(self, i):
         """The costs of keypose i alone (its own target speed)."""
         return self if np.ndim(self.speed) == 0 else _Costs(self.bounds, float(np.ravel(self.speed)[i]), self.beat, self.frame)
 
-    def bound(self, stretch):
-        """Cost of stretches ``(...)``: soft outside the inner bounds (infinite for none or negative)."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log = np.log(np.where(stretch > 0.0, stretch, np.nan))
-        inner = np.maximum(0.0, np.maximum(log - self.inner[1], self.inner[0] - log)) / self.width
-        return np.where(np.isfinite(log), BOUND_WEIGHT * inner ** 2, np.inf)
+    def capped(self, ceiling):
+        """These costs for matches the warp plays no faster than ``ceiling`` (one, or one per match, shaped to broadcast)."""
+        return _Costs(self.bounds, self.speed, self.beat, self.frame, ceiling)
 
-    def steady(self, input_span, output_span):
-        """Cost of a match across a junction span, which the warp plays at one speed anyway (:func:`steady_spans`): the offset
-        from the target speed, :data:`SPAN_WEIGHT` times as dear, and the drift beyond the bounds; no inner bounds."""
-        drift = np.abs(output_span - np.clip(output_span, input_span / self.high, input_span / self.low)) / self.frame
-        return SPAN_WEIGHT * ((output_span - input_span / self.speed) / self.beat) ** 2 + DRIFT_WEIGHT * drift ** 2
+    def bound(self, stretch):
+        """Cost of stretches ``(...)`` (positive): soft outside the inner bounds."""
+        log = np.log(stretch)
+        inner = np.maximum(0.0, np.maximum(log - self.inner[1], self.inner[0] - log)) / self.width
+        return BOUND_WEIGHT * inner ** 2
 
     def segment(self, input_span, output_span):
         """Cost of playing ``input_span`` seconds in ``output_span``: the squared offset (beats) from the target speed, the inner
-        bounds, and beyond the bounds the squared frames the warp, kept inside them, moves the keypose off its grid time."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            stretch = np.where(output_span > 1e-9, input_span / np.where(output_span > 1e-9, output_span, 1.0), np.inf)
+        bounds on the stretch the warp can play (kept inside the bounds), and beyond the bounds the squared frames that moves
+        the keypose off its grid time; infinite for no output time."""
+        played = output_span > 1e-9
+        stretch = input_span / np.where(played, output_span, 1.0)
         drift = np.abs(output_span - np.clip(output_span, input_span / self.high, input_span / self.low)) / self.frame
-        return ((output_span - input_span / self.speed) / self.beat) ** 2 + self.bound(stretch) + DRIFT_WEIGHT * drift ** 2
+        cost = ((output_span - input_span / self.speed) / self.beat) ** 2 + self.bound(np.clip(stretch, self.low, self.high)) \
+            + DRIFT_WEIGHT * drift ** 2
+        return np.where(played, cost, np.inf)
 
 
 def _start_costs(keys, strength, grid, costs, spans):
@@ -264,39 +268,47 @@ def _start_costs(keys, strength, grid, costs, spans):
     return head + cut + TRIM_COST * (start > 1e-9) + unseen, start
 
 
-def _best_step(cost, keys, strength, grid, costs, i, gaps, spans):
-    """The cheapest way ``(M,)`` to reach keypose i on each grid time from keypose i-1 or i-2, and where from ``(2, M)``; across a
-    span of ``spans (S, 2)`` the steady cost (:meth:`_Costs.steady`)."""
-    best, came_i, came_j = np.full(len(grid), np.inf), np.full(len(grid), -1), np.full(len(grid), -1)
-    j = np.arange(len(grid))
-    for back in (1, 2):
-        if i - back < 0:
-            continue
-        before = j[None, :] - np.arange(1, gaps + 1)[:, None]  # (G, M)
-        valid = before >= 0
-        spot = np.where(valid, before, 0)
-        across = np.any((spans[:, 0] < keys[i]) & (spans[:, 1] > keys[i - back]))
-        own = costs.at(i)
-        total = cost[i - back][spot] + (own.steady if across else own.segment)(keys[i] - keys[i - back], grid[None, :] - grid[spot])
-        total += SKIP_COST * (1.0 + strength[i - 1]) * (back - 1)
-        total = np.where(valid, total, np.inf)
-        pick = np.argmin(total, axis=0)
-        value = total[pick, j]
-        better = value < best
-        best, came_i, came_j = np.where(better, value, best), np.where(better, i - back, came_i), np.where(better, spot[pick, j], came_j)
-    return best, came_i, came_j
+def _best_step(cost, keys, strength, grid, costs, i, gaps, ceiling):
+    """The cheapest way ``(M,)`` to reach keypose i on each grid time from keypose i-1 or i-2 (or up to :data:`SPAN_SKIPS`
+    before it across a junction span), and where from ``(2, M)``; each match no faster than the ``ceiling``
+    (:class:`Ceiling`) lets it (:meth:`_Costs.capped`). All the keyposes it may come from are weighed at once."""
+    backs = np.arange(1, min(i, SPAN_SKIPS + 1) + 1)
+    backs = backs[(backs <= 2) | ceiling.lowered(keys[i - backs], keys[i])]  # (B,)
+    reach = gaps * np.maximum(1, backs - 1)  # grid steps each may span
+    steps = np.arange(1, reach.max() + 1)
+    before = np.arange(len(grid))[None, :] - steps[:, None]  # (G, M)
+    spot = np.maximum(before, 0)
+    valid = (before >= 0)[None] & (steps[None, :, None] <= reach[:, None, None])  # (B, G, M)
+    capped = costs.at(i).capped(ceiling.capacity(keys[i - backs], keys[i])[:, None, None])
+    total = cost[i - backs][:, spot] + capped.segment((keys[i] - keys[i - backs])[:, None, None], grid[None, None, :] - grid[spot][None])
+    skipped = np.concatenate([[0.0], np.cumsum(strength)])  # strengths of the keyposes left off between
+    total += (SKIP_COST * (backs - 1 + skipped[i] - skipped[i - backs + 1]))[:, None, None]
+    total = np.where(valid, total, np.inf).reshape(-1, len(grid))
+    pick = np.argmin(total, axis=0)  # the nearest keypose and the shortest step win a tie
+    best = total[pick, np.arange(len(grid))]
+    came_i, came_j = i - backs[pick // len(steps)], spot[pick % len(steps), np.arange(len(grid))]
+    return best, np.where(np.isfinite(best), came_i, -1), np.where(np.isfinite(best), came_j, -1)
+
+
+def _ending_cost(end, finish, end_limit, duration, costs):
+    """The objective's terms for a performance ending at output ``end`` on input ``finish`` (seconds, arrays alike): the
+    reward for the input shown, and the cost of the song's time left (to ``end_limit``) that the input left (to ``duration``)
+    could have filled at the target speed."""
+    early = np.minimum(end_limit - end, (duration - finish) / costs.speed)
+    return EARLY_COST * np.maximum(early, 0.0) / costs.beat - LENGTH_REWARD * finish / (costs.beat * costs.speed)
 
 
 def _ends(cost, keys, grid, on_beat, beats, costs, limits):
     """Per state ``(K, M)``: the objective of ending there, the end time and the input time at the end.
 
     Either on the state's own grid time when it is a beat, or on the next beat after it (within ``limits``: the
-    output's end and the input's length) at a stretch inside the bounds, ending before the next keypose.
+    output's end and the input's length) at a stretch inside the bounds, ending before the next keypose. The objective
+    rewards the input shown and costs the song's time left undanced that the input left could have filled.
     """
     end_limit, duration, allowed = limits
     objective = np.where(on_beat[None, :] & allowed(grid)[None, :] & (grid[None, :] <= end_limit + 1e-9), cost, np.inf)
     end, finish = np.broadcast_to(grid, cost.shape).copy(), np.broadcast_to(keys[:, None], cost.shape).copy()
-    objective -= LENGTH_REWARD * finish / (costs.beat * costs.speed)
+    objective += _ending_cost(end, finish, end_limit, duration, costs)
     following = np.minimum(np.searchsorted(beats, grid + 1e-6), len(beats) - 1)
     room = np.minimum(duration, np.concatenate([keys[1:] - CLEARANCE, [duration]]))[:, None]
     for step in (0, 1):
@@ -304,7 +316,7 @@ def _ends(cost, keys, grid, on_beat, beats, costs, limits):
         span = target - grid[None, :]
         stretch = np.minimum(np.clip(costs.speed, *np.exp(costs.inner)), (room - keys[:, None]) / np.maximum(span, 1e-9))
         ok = (span > 1e-9) & (target <= end_limit + 1e-9) & allowed(target) & (stretch >= np.exp(costs.log_low))
-        value = cost + costs.segment(stretch * span, span) - LENGTH_REWARD * (keys[:, None] + stretch * span) / (costs.beat * costs.speed)
+        value = cost + costs.segment(stretch * span, span) + _ending_cost(target, keys[:, None] + stretch * span, end_limit, duration, costs)
         better = ok & (value < objective)
         objective = np.where(better, value, objective)
         end, finish = np.where(better, target, end), np.where(better, keys[:, None] + stretch * span, finish)
@@ -314,8 +326,8 @@ def _ends(cost, keys, grid, on_beat, beats, costs, limits):
 def match_keyposes(keys: np.ndarray, strength: np.ndarray, grid: np.ndarray, on_beat: np.ndarray, beats: np.ndarray,
                    speed: float | np.ndarray, max_stretch: tuple[float, float], duration: float, end_limit: float,
                    allowed_ends: np.ndarray | None = None, gaps: int = 3, frame: float = 1.0 / 30.0,
-                   spans: np.ndarray | None = None, landing: np.ndarray | None = None,
-                   closed: np.ndarray | None = None) -> tuple[list, float, float, float]:
+                   spans: np.ndarray | None = None, ceiling: Ceiling | None = None,
+                   landing: np.ndarray | None = None) -> tuple[list, float, float, float]:
     """Each keypose's grid time by dynamic programming: ``([(keypose, grid index)...], input start, end, input end)``.
 
     keys ``(K,)`` input seconds, increasing; strength ``(K,)``; grid ``(M,)`` output seconds with ``on_beat (M,)``;
@@ -324,8 +336,9 @@ def match_keyposes(keys: np.ndarray, strength: np.ndarray, grid: np.ndarray, on_
     distinct grid times up to ``gaps`` apart; a keypose may be left off (at a cost), as may those before the first
     matched one. Costs: the squared offset in beats from the target speed, a steep cost outside the inner stretch
     bounds, and beyond the bounds the squared frames (of ``frame`` s) the keypose would be moved off its grid time.
-    spans ``(S, 2)``: input seconds whose keyposes are matched at the steady cost (:meth:`_Costs.steady`); closed ``(S', 2)``:
-    input seconds the performance may not start inside (default spans; see :func:`_start_costs`); landing ``(K, M)``: the grid
+    spans ``(S, 2)``: input seconds the performance may not start inside (see :func:`_start_costs`); ceiling: the fastest the
+    warp may play each moment (:class:`Ceiling`; default the upper bound), which the matches' costs heed and across junction
+    spans several keyposes may be left off at once; landing ``(K, M)``: the grid
     times each keypose may land on (default all). None when nothing fits.
     """
     beat = 60.0 / song_tempo(beats)
@@ -337,11 +350,12 @@ def match_keyposes(keys: np.ndarray, strength: np.ndarray, grid: np.ndarray, on_
         return np.isin(np.round(times, 9), ends)
 
     spans = np.zeros((0, 2)) if spans is None else np.asarray(spans, dtype=float).reshape(-1, 2)
-    cost, start = _start_costs(keys, strength, grid, costs, spans if closed is None else np.asarray(closed, dtype=float).reshape(-1, 2))
+    ceiling = speed_ceiling(spans[:0], [], max_stretch, duration, 1.0 / frame) if ceiling is None else ceiling
+    cost, start = _start_costs(keys, strength, grid, costs, spans)
     cost = np.where(grid[None, :] <= end_limit + 1e-9, cost + unfit, np.inf)
     came = np.full((2,) + cost.shape, -1)
     for i in range(1, len(keys)):  # over keyposes; each step is vectorized over grid times and gaps
-        step, came_i, came_j = _best_step(cost, keys, strength, grid, costs, i, gaps, spans)
+        step, came_i, came_j = _best_step(cost, keys, strength, grid, costs, i, gaps, ceiling)
         step = step + (unfit if np.ndim(unfit) == 0 else unfit[i])
         better = (step < cost[i]) & (grid <= end_limit + 1e-9)
         cost[i] = np.where(better, step, cost[i])
@@ -359,86 +373,27 @@ def match_keyposes(keys: np.ndarray, strength: np.ndarray, grid: np.ndarray, on_
     return path, float(start[path[0]]), last_end, last_finish
 
 
-def relax_anchors(x: np.ndarray, y: np.ndarray, max_stretch: tuple[float, float], linear: np.ndarray | None = None) -> np.ndarray:
+def relax_anchors(x: np.ndarray, y: np.ndarray, max_stretch: tuple[float, float], ceiling: Ceiling | None = None) -> np.ndarray:
     """Output times ``(A,)`` of anchors ``(x, y) (A,)``, each moved (first to last) just enough that every slope lies in
-    ``max_stretch``; the first stays, and the last too (the end on its beat) wherever the bounds let the anchors reach it.
-
-    linear ``(A-1,)``: intervals kept rigid (a steady span, its slope already inside): their end moves with their start.
+    ``max_stretch`` (and each interval plays no faster than the ``ceiling`` lets it, :class:`Ceiling`); the first stays, and
+    the last too (the end on its beat) wherever the bounds let the anchors reach it.
     """
     low, high = max_stretch
-    x = np.asarray(x, dtype=float)
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     relaxed = x.copy()
-    rigid = np.zeros(len(relaxed) - 1, dtype=bool) if linear is None else np.asarray(linear, dtype=bool)
-    rise = np.diff(np.asarray(y, dtype=float))
-    shortest, longest = np.where(rigid, np.diff(x), rise / high), np.where(rigid, np.diff(x), rise / low)
+    rise = np.diff(y)
+    shortest, longest = rise / high, rise / low
+    if ceiling is not None:
+        shortest = np.maximum(shortest, rise / np.minimum(ceiling.capacity(y[:-1], y[1:]), high))
     # The window each anchor must lie in to reach the last anchor where it is, every slope inside the bounds.
     latest = x[-1] - np.concatenate([np.cumsum(shortest[::-1])[::-1], [0.0]])
     earliest = x[-1] - np.concatenate([np.cumsum(longest[::-1])[::-1], [0.0]])
     for k in range(1, len(relaxed)):  # over anchors: each move depends on the one before
-        moved = relaxed[k - 1] + (x[k] - x[k - 1]) if rigid[k - 1] else relaxed[k]
         lowest, highest = relaxed[k - 1] + shortest[k - 1], relaxed[k - 1] + longest[k - 1]
         if max(lowest, earliest[k]) <= min(highest, latest[k]):
             lowest, highest = max(lowest, earliest[k]), min(highest, latest[k])
-        relaxed[k] = np.clip(moved, lowest, highest)
+        relaxed[k] = np.clip(relaxed[k], lowest, highest)
     return relaxed
-
-
-def _line_costs(entry, rate, span, keys, grid, neighbours, costs):
-    """Cost ``(R, E)`` of playing the input ``span (first, last)`` steadily at the stretch ``rate (R, 1)`` from output time
-    ``entry (R, E)``: its keyposes ``keys (n,)`` off the ``grid (M,)`` (free within :data:`ON_GRID` frames, a whole miss
-    from one frame), and the secants to the anchors ``neighbours`` ((x, y) before and after, or None) inside the inner
-    bounds. The two priors (the rate against the target speed, the secants against the rate) take the product of the
-    stretches where their ratio was meant: they lean towards reciprocals, which the tests on real clips were tuned with;
-    the ratio alone costs run+run to house_lo.ogg its on-beat share (85% -> 77%) until the weights are tuned again."""
-    played = entry[..., None] + (keys - span[0]) / rate[..., None]
-    place = np.clip(np.searchsorted(grid, played), 1, len(grid) - 1)
-    off = np.minimum(np.abs(played - grid[place - 1]), np.abs(played - grid[place])) / costs.frame
-    total = np.sum(np.minimum(1.0, (np.maximum(off - ON_GRID, 0.0) / (1.0 - ON_GRID)) ** 2), axis=-1)
-    change = np.log(rate * costs.speed)  # zero at the target's reciprocal (see above)
-    total = total + FAST_WEIGHT * (np.maximum(-change, 0.0) / np.log(1.05)) ** 2 + (change / costs.width) ** 2
-    for (x, y), edge in zip(neighbours, (entry, entry + (span[1] - span[0]) / rate)):
-        if x is None:
-            continue
-        with np.errstate(divide="ignore", invalid="ignore"):
-            secant = np.where(np.abs(edge - x) > 1e-9, (span[int(y > span[1])] - y) / (edge - x), -1.0)
-        inside = (secant >= costs.low - 1e-9) & (secant <= costs.high + 1e-9)
-        total = total + np.where(inside, costs.bound(np.where(inside, secant, 1.0)) + (np.log(np.where(inside, secant, 1.0) * rate) / costs.width) ** 2, 1e6)
-    return total
-
-
-def steady_spans(x: np.ndarray, y: np.ndarray, spans: np.ndarray, keys: np.ndarray, grid: np.ndarray, speed: float | np.ndarray,
-                 max_stretch: tuple[float, float], frame: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Anchors ``(x, y) (A,)`` (output, input seconds, increasing) where each span ``(first, last)`` of input seconds of
-    ``spans (S, 2)`` plays at one steady speed: ``(x', y', linear (A'-1,))``. The anchors inside a span (within half a
-    ``frame``) give way to its entry and exit on the line, of the speeds and entry times tried, that puts its keyposes
-    (of ``keys (K,)``) on the ``grid (M,)`` best near the target ``speed`` (or each span's ``(S,)``) and meets its neighbours inside the bounds
-    (:func:`_line_costs`); linear marks the spans' intervals, for :func:`relax_anchors` and :func:`monotone_warp`. The
-    output's first and last anchors stay where they are.
-    """
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    opens, spacing = np.zeros(len(x), dtype=bool), float(np.median(np.diff(grid))) if len(grid) > 1 else 1.0
-    spans = np.asarray(spans, dtype=float).reshape(-1, 2)
-    for (first, last), target in zip(spans, np.broadcast_to(speed, len(spans))):  # a few junctions, in order
-        costs = _Costs(max_stretch, float(target), spacing, frame)
-        rate = np.append(1.0 / np.geomspace(max_stretch[0], max_stretch[1], SPAN_RATES), 1.0 / target)[:, None]
-        inside = (y >= max(first, y[0]) - 0.5 * frame) & (y <= min(last, y[-1]) + 0.5 * frame)
-        span = np.array([np.min(np.append(y[inside], max(first, y[0]))), np.max(np.append(y[inside], min(last, y[-1])))])
-        if span[1] - span[0] < 1e-6:
-            continue
-        pinned = (bool(inside[0]), bool(inside[-1]))
-        entry = np.interp(span[0], y, x) + np.linspace(-spacing, spacing, SPAN_SHIFTS)[None, :] + 0.0 * rate
-        entry = np.where(pinned[0], x[0], np.where(pinned[1], x[-1] - (span[1] - span[0]) / rate, entry))
-        before, after = np.flatnonzero(~inside & (y < span[0])), np.flatnonzero(~inside & (y > span[1]))
-        neighbours = [(x[k[0]], y[k[0]]) if len(k) else (None, None) for k in (before[-1:], after[:1])]
-        total = _line_costs(entry, rate, span, keys[(keys >= span[0]) & (keys <= span[1])], grid, neighbours, costs)
-        r, e = np.unravel_index(int(np.argmin(total)), total.shape)
-        ends_x = np.array([entry[r, e], x[-1] if pinned[1] else entry[r, e] + (span[1] - span[0]) / rate[r, 0]])
-        keep = ~inside
-        x, y = np.concatenate([x[keep], ends_x]), np.concatenate([y[keep], span])
-        opens = np.concatenate([opens[keep], [True, False]])
-        order = np.argsort(y, kind="stable")
-        x, y, opens = x[order], y[order], opens[order]
-    return x, y, opens[:-1]
 
 
 def pchip_slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -516,23 +471,22 @@ class Warp:
 
 
 def monotone_warp(x: np.ndarray, y: np.ndarray, max_stretch: tuple[float, float] = MAX_STRETCH,
-                  linear: np.ndarray | None = None) -> Warp:
-    """The smooth monotone warp through ``(x, y) (A,)`` (increasing, at least two) whose slope stays inside ``max_stretch``.
+                  ceiling: np.ndarray | None = None) -> Warp:
+    """The smooth monotone warp through ``(x, y) (A,)`` (increasing, at least two) whose slope stays inside ``max_stretch``,
+    and on each interval below its ``ceiling (A-1,)`` when given (see :func:`knots_under`).
 
     The secants must lie inside the bounds (see :func:`relax_anchors`); the knot slopes are Fritsch-Carlson's
     (between the secants, so inside too) and each interval is the cubic Hermite where that keeps its slope
-    in the bounds, else an eased plateau (see :class:`Warp`), which always does. linear ``(A-1,)``: intervals played at
-    their secant throughout (both knot slopes set to it): the speed changes in the intervals around them.
+    in the bounds, else an eased plateau (see :class:`Warp`), which always does.
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    low, high = max_stretch
-    slopes = np.clip(pchip_slopes(x, y), low, high)
+    low = max_stretch[0]
+    high = np.full(len(x) - 1, float(max_stretch[1])) if ceiling is None else np.minimum(ceiling, max_stretch[1])
+    knot_high = np.minimum(np.append(high, high[-1]), np.insert(high, 0, high[0]))  # the lower of the two intervals'
+    slopes = np.clip(pchip_slopes(x, y), low, knot_high)
     delta = np.diff(y) / np.diff(x)
-    if linear is not None and np.any(linear):
-        steady = np.flatnonzero(linear)
-        slopes[steady], slopes[steady + 1] = np.clip(delta[steady], low, high), np.clip(delta[steady], low, high)
     d0, d1 = slopes[:-1], slopes[1:]
-    cubic = _cubic_fits(delta, d0, d1, max_stretch)
+    cubic = _cubic_fits(delta, d0, d1, (low, high))
     # A plateau P with ramps of share tau meets the area when P (1 - tau) + tau (d0 + d1) / 2 = delta.
     offset = delta - 0.5 * (d0 + d1)
     room = np.where(offset > 0.0, high - delta, delta - low)
@@ -583,57 +537,194 @@ def _path_anchors(path, grid, keys, start, end, finish):
     return x, y
 
 
+def _against(accelerations, reference):
+    """``accelerations (n, B)`` over the floored ``reference (B,)`` (:func:`..measure.seam.floored`); 0 where it is 0 (a
+    joint too still in both clips to be measured against)."""
+    floor = seam_measure.floored(reference)
+    return np.divide(accelerations, floor, out=np.zeros(np.shape(accelerations)), where=floor > 0.0)
+
+
+@dataclass
+class JunctionAccelerations:
+    """A junction's accelerations as composed: ``accelerations (n, B)`` (m/s^2) of each joint at the input ``frames (n,)``
+    its measure reads, and the typical peaks ``(B,)`` of the clips ``before`` and ``after`` it, which its visibility is
+    measured against (:func:`.perform.junction_visibility`); played: those two as a warp played them, when known.
+    """
+
+    frames: np.ndarray
+    accelerations: np.ndarray
+    before: np.ndarray
+    after: np.ndarray
+    played: tuple | None = None
+
+    def visibility(self) -> float:
+        """The junction's visibility as composed: its worst acceleration against the larger of its clips' typical peaks."""
+        return float(np.max(_against(self.accelerations, np.maximum(self.before, self.after)), initial=0.0))
+
+    def fastest(self, speed_before: float, speed_after: float) -> np.ndarray:
+        """The fastest each of its frames ``(n,)`` may play for the window to be no sharper against its clips, played at
+        ``speed_before`` and ``speed_after`` (or as :attr:`played`), than as composed. Accelerations grow with the square of
+        the speed: a frame played at the faster clip's speed beside a slower clip whose joints move most is sharper by the
+        square of their ratio, while a frame far below the window's peak may play faster than either."""
+        before, after = self.played or (self.before * speed_before ** 2, self.after * speed_after ** 2)
+        peak = np.max(_against(self.accelerations, np.maximum(before, after)), axis=1, initial=0.0)
+        # A frame still against its clips (or clips too still to measure against) may play at any speed.
+        return np.sqrt(self.visibility() / np.where(peak > 0.0, peak, 1.0)) + np.where(peak > 0.0, 0.0, np.inf)
+
+
+@dataclass
+class Ceiling:
+    """The fastest the warp may play each moment of the input: the upper bound, lowered through each junction span as far
+    as keeps it as sharp as composed, and changing gently (:func:`speed_ceiling`).
+
+    times ``(F,)``: input seconds, a frame apart, from 0 to the input's end; fastest ``(F-1,)``: the ceiling between
+    consecutive times; high: the upper bound.
+    """
+
+    times: np.ndarray
+    fastest: np.ndarray
+    high: float
+
+    def __post_init__(self):
+        # The least output seconds to play from 0 to each time, and how many steps before each lie below the upper bound.
+        self.least = np.concatenate([[0.0], np.cumsum(np.diff(self.times) / self.fastest)])
+        self.below = np.concatenate([[0], np.cumsum(self.fastest < self.high - 1e-9)])
+
+    def capacity(self, first, last):
+        """The fastest secant ``(...)`` from input ``first`` to ``last`` (seconds, arrays alike): the ceiling's harmonic mean."""
+        first, last = np.asarray(first, dtype=float), np.asarray(last, dtype=float)
+        least = np.interp(last, self.times, self.least) - np.interp(first, self.times, self.least)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(least > 1e-12, (last - first) / np.maximum(least, 1e-12), np.inf)
+
+    def lowered(self, first, last):
+        """Whether the ceiling lies below the upper bound anywhere from ``first`` to ``last`` (input seconds, arrays alike)."""
+        start = np.clip(np.searchsorted(self.times, np.asarray(first) + 1e-9, side="right") - 1, 0, len(self.fastest))
+        stop = np.clip(np.searchsorted(self.times, np.asarray(last) - 1e-9, side="left"), 0, len(self.fastest))
+        return self.below[stop] - self.below[start] > 0
+
+    def under(self, first: float, last: float, output: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Input times ``(n,)`` from ``first`` to ``last`` a frame apart, the output seconds after ``first`` ``(n,)`` they
+        play at when the interval lasts ``output`` seconds, and the ceiling between them ``(n-1,)``: played at one speed
+        where the ceiling allows it and at the ceiling where it does not (the least speed that fills the time; all scaled
+        alike if even the ceiling cannot)."""
+        inner = self.times[(self.times > first + 1e-9) & (self.times < last - 1e-9)]
+        times = np.concatenate([[first], inner, [last]])
+        length = np.diff(times)
+        top = self.fastest[np.clip(np.searchsorted(self.times, 0.5 * (times[1:] + times[:-1])) - 1, 0, len(self.fastest) - 1)]
+        # With the k lowest ceilings met, the rest shares what time is left at one speed: the first k for which that speed
+        # lies between the k-th and the next ceiling.
+        order = np.argsort(top)
+        at_ceiling = np.concatenate([[0.0], np.cumsum(length[order] / top[order])])
+        rest = np.concatenate([np.cumsum(length[order][::-1])[::-1], [0.0]])
+        left = output - at_ceiling
+        shared = np.where(left > 1e-12, rest / np.where(left > 1e-12, left, 1.0), np.inf)
+        fits = (shared <= np.append(top[order], np.inf) + 1e-12) & (shared >= np.insert(top[order], 0, 0.0) - 1e-12)
+        speed = np.minimum(top, shared[np.argmax(fits)]) if fits.any() else top
+        speed = speed * np.sum(length / speed) / output
+        return times, np.concatenate([[0.0], np.cumsum(length / speed)]), top
+
+
+def _span_fastest(spans, parts, accelerations, fps):
+    """Per junction span ``(S, 2)``: the input frames ``(n,)`` it holds down and the fastest each may play ``(n,)``, given the
+    speeds of its two clips of ``parts`` (:class:`PartTempo`) at its ends: from its ``accelerations``
+    (:meth:`JunctionAccelerations.fastest`), else the slower clip's speed throughout (a window no faster than either clip
+    is no sharper against them than as composed)."""
+    firsts, speeds = np.array([part.first for part in parts]), np.array([part.speed for part in parts])
+    ends = speeds[np.clip(np.searchsorted(firsts, spans + 1e-9, side="right") - 1, 0, len(parts) - 1)]
+    for k, (first, last) in enumerate(spans):  # a few junctions
+        frames = np.arange(int(np.ceil(first * fps - 1e-6)), int(np.floor(last * fps + 1e-6)) + 1)
+        measured = None if accelerations is None else accelerations[k]
+        if measured is None or not len(measured.frames):
+            yield frames, np.full(len(frames), ends[k].min())
+            continue
+        # The frames either side of those measured take the nearest measured frame's.
+        nearest = np.clip(np.searchsorted(measured.frames, frames), 0, len(measured.frames) - 1)
+        yield frames, measured.fastest(*ends[k])[nearest]
+
+
+def speed_ceiling(spans: np.ndarray, parts: list, max_stretch: tuple[float, float], duration: float, fps: float,
+                  accelerations: list | None = None) -> Ceiling:
+    """The :class:`Ceiling` of a warp whose junction ``spans (S, 2)`` (input seconds) play no faster than keeps them as sharp
+    as composed (:func:`_span_fastest`), over the input's ``duration`` seconds sampled at ``fps``: the highest ceiling under
+    every frame's own that changes by no more than :data:`EASING` per second, so the speed the spans ask comes on and goes
+    gently (a speed changing fast accelerates every joint that moves)."""
+    low, high = max_stretch
+    times = np.append(np.arange(int(np.floor(duration * fps - 1e-6)) + 1) / fps, duration)
+    fastest = np.full(len(times), float(high))
+    spans = np.asarray(spans, dtype=float).reshape(-1, 2)
+    for frames, values in _span_fastest(spans, parts, accelerations, fps):  # a few junctions
+        keep = (frames >= 0) & (frames < len(times))
+        fastest[frames[keep]] = np.minimum(fastest[frames[keep]], np.clip(values[keep], low, high))
+    # The lower envelope of cones of slope EASING on every frame's ceiling, one pass each way.
+    rise = EASING * times
+    fastest = np.minimum(np.minimum.accumulate(fastest - rise) + rise, (np.minimum.accumulate((fastest + rise)[::-1]))[::-1] - rise)
+    between = np.minimum(fastest[1:], fastest[:-1])
+    return Ceiling(times, between, float(high))
+
+
+def knots_under(x: np.ndarray, y: np.ndarray, ceiling: Ceiling) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Anchors ``(x, y) (A,)`` (output, input seconds) with a knot per input frame through each interval the ``ceiling``
+    lowers (:meth:`Ceiling.under`), and each interval's ceiling ``(A'-1,)``: the knots :func:`monotone_warp` needs to keep
+    the warp under the ceiling."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    xs, ys, tops = [x[:1]], [y[:1]], []
+    lowered = ceiling.lowered(y[:-1], y[1:])
+    for k in range(len(x) - 1):  # over anchors: only the few intervals near a junction are split
+        if not lowered[k]:
+            xs.append(x[k + 1:k + 2]), ys.append(y[k + 1:k + 2]), tops.append([ceiling.high])
+            continue
+        times, output, top = ceiling.under(y[k], y[k + 1], x[k + 1] - x[k])
+        xs.append(x[k] + output[1:]), ys.append(times[1:]), tops.append(top)
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(tops)
+
+
 def sync_to_beats(keyposes: np.ndarray, beats: np.ndarray, duration: float, fps: float,
                   max_stretch: tuple[float, float] = MAX_STRETCH, seconds: float | None = None,
                   strength: np.ndarray | None = None, name: str = "the motion", allowed_ends: np.ndarray | None = None,
-                  spans: np.ndarray | None = None, parts: list | None = None) -> Sync:
+                  spans: np.ndarray | None = None, parts: list | None = None, accelerations: list | None = None) -> Sync:
     """The warp that puts the keyposes ``(K,)`` (input seconds) on the ``beats (N,)`` (output seconds, the song's clock).
 
     duration: the input's seconds; fps: the output's frame rate (the input's); seconds: the longest output wanted
     (default: up to the last beat); strength ``(K,)``: the keyposes' strengths (weak ones are cheaper to leave off);
     allowed_ends ``(N,)``: which beats may end the performance (see :func:`loop_beats`); spans ``(S, 2)``: input seconds
-    (first, last) the warp plays at one steady speed, the performance neither starting inside one (a composition's
-    junctions: see :func:`steady_spans`); parts: ``[(name, first input second), ...]`` the clips a composition plays, in
-    order, each keeping its own keyposes per beat and speed (default one part, ``name``). SyncError naming the clip and
-    the stretch it would need when its tempo cannot meet the song's inside ``max_stretch``, or when nothing fits.
+    (first, last) the warp plays no faster than keeps them as sharp as composed (:func:`speed_ceiling`, from their
+    ``accelerations``, :class:`JunctionAccelerations` each), the performance not starting inside one (a composition's
+    junctions); parts: ``[(name, first input second), ...]`` the
+    clips a composition plays, in order, each keeping its own keyposes per beat and speed (default one part, ``name``).
+    SyncError naming the clip and the stretch it would need when its tempo cannot meet the song's inside ``max_stretch``,
+    or when nothing fits.
     """
     keys, beats = _checked(keyposes, beats, duration, name)
     strength = np.ones(len(keys)) if strength is None else np.asarray(strength, dtype=float)
-    closed = np.zeros((0, 2)) if spans is None else np.asarray(spans, dtype=float).reshape(-1, 2)
+    spans = np.zeros((0, 2)) if spans is None else np.asarray(spans, dtype=float).reshape(-1, 2)
     song_bpm = song_tempo(beats)
     owner, tempi = part_tempi(keys, song_bpm, parts or [(name, 0.0)], max_stretch, name)
     end_limit = float(beats[-1] if seconds is None else min(seconds, beats[-1]))
-    steady = closed
-    while True:  # below ON_BEAT keyposes on the grid, drops the spans whose steady speed moved some off it (a few junctions)
-        result, costly = _retime(keys, strength, beats, (duration, fps, end_limit), max_stretch, allowed_ends, (steady, closed),
-                                 name, (owner, tempi))
-        if not np.any(costly) or np.mean(np.abs(result.offsets_after) <= 1.0 / fps + 1e-9) >= ON_BEAT:
-            result.motion_bpm, result.song_bpm = 60.0 / float(np.median(np.diff(keys))), song_bpm
-            return result
-        steady = steady[~costly]
+    ceiling = speed_ceiling(spans, tempi, max_stretch, duration, fps, accelerations)
+    result = _retime(keys, strength, beats, (duration, fps, end_limit), max_stretch, allowed_ends, (spans, ceiling), name, (owner, tempi))
+    result.motion_bpm, result.song_bpm = 60.0 / float(np.median(np.diff(keys))), song_bpm
+    return result
 
 
 def _retime(keys, strength, beats, timing, max_stretch, allowed_ends, spans, name, tempo):
-    """:func:`sync_to_beats` with ``timing`` (duration, fps, end limit), ``spans`` (steady, closed) and ``tempo`` (each
-    keypose's part, the parts' :class:`PartTempo`): ``(Sync, costly (S,))``, costly marking the steady spans whose one speed
-    puts a keypose the matching had on the grid more than a frame off it."""
-    (duration, fps, end_limit), (steady, closed), (owner, tempi) = timing, spans, tempo
+    """:func:`sync_to_beats` with ``timing`` (duration, fps, end limit), ``spans`` (input seconds ``(S, 2)``, their
+    :class:`Ceiling`) and ``tempo`` (each keypose's part, the parts' :class:`PartTempo`)."""
+    (duration, fps, end_limit), (owner, tempi) = timing, tempo
     ratios, speeds = np.array([t.ratio for t in tempi]), np.array([t.speed for t in tempi])
     ratio = float(ratios.max())
     grid, on_beat = _lead_grid(*beat_grid(beats, ratio), ratio)
     gaps = (3 if ratios.min() >= 1.0 else 5) * (2 if ratio > 1.0 and ratios.min() <= 1.0 else 1)
     found = match_keyposes(keys, strength, grid, on_beat, beats, speeds[owner], max_stretch, duration, end_limit, allowed_ends, gaps,
-                           1.0 / fps, steady, _landing(owner, tempi, grid, on_beat), closed)
+                           1.0 / fps, *spans, _landing(owner, tempi, grid, on_beat))
     speed = float(np.exp(np.mean(np.log(speeds[owner]))))
     if found is None:
         raise SyncError(f"{name} cannot end on a beat within {end_limit:.2f} s at {speed:.2f}x", clip=name, stretch=speed)
     path, start, end, finish = found
-    # A junction's span plays at the speeds of the clips either side of it: those of the keyposes just outside it.
-    span_speed = np.sqrt(speeds[owner[np.clip(np.searchsorted(keys, steady[:, 0]) - 1, 0, len(keys) - 1)]]
-                         * speeds[owner[np.clip(np.searchsorted(keys, steady[:, 1]), 0, len(keys) - 1)]])
-    x, y, linear = steady_spans(*_path_anchors(path, grid, keys, start, end, finish), steady, keys, grid, span_speed, max_stretch, 1.0 / fps)
-    x = relax_anchors(x, y, max_stretch, linear)
-    warp = monotone_warp(x, y, max_stretch, linear)
+    x, y = _path_anchors(path, grid, keys, start, end, finish)
+    x = relax_anchors(x, y, max_stretch, spans[1])
+    knot_x, knot_y, top = knots_under(x, y, spans[1])
+    warp = monotone_warp(knot_x, knot_y, max_stretch, top)
     count = int(np.floor(x[-1] * fps + 1e-6)) + 1
     input_times, stretch = warp(np.arange(count) / fps)
     dense_out = np.arange((count - 1) * OVERSAMPLING + 1) / (fps * OVERSAMPLING)
@@ -641,13 +732,11 @@ def _retime(keys, strength, beats, timing, max_stretch, allowed_ends, spans, nam
     shown = (keys >= dense_in[0] - 1e-9) & (keys <= dense_in[-1] + 1e-9)
     matched, placed = np.full(len(keys), np.nan), np.array([i for i, _ in path])
     matched[placed] = np.interp(keys[placed], dense_in, dense_out)
-    missed = keys[placed][np.abs(_nearest_offsets(matched[placed], np.sort(grid))) > 1.0 / fps + 1e-9]
-    costly = np.array([np.any((missed >= first) & (missed <= last)) for first, last in steady], dtype=bool)
     reach = keys <= min(duration, end_limit)
     return Sync(fps=float(fps), input_times=np.clip(input_times, 0.0, duration), stretch=stretch, anchors=np.stack([x, y], axis=1),
                 grid=grid, matched=matched, ratio=ratio, speed=speed, motion_bpm=0.0, song_bpm=0.0, end=float(x[-1]),
                 offsets_before=_nearest_offsets(keys[reach], grid),
-                offsets_after=_nearest_offsets(np.interp(keys[shown], dense_in, dense_out), grid), parts=tuple(tempi)), costly
+                offsets_after=_nearest_offsets(np.interp(keys[shown], dense_in, dense_out), grid), parts=tuple(tempi))
 
 
 def warp_clip(clip: Clip, input_times: np.ndarray, interpolation: str = "CUBIC") -> Clip:
