@@ -22,7 +22,7 @@ from . import keyposes as keyposes_module, sync as sync_module
 
 BEATS_PER_BAR = sync_module.BEATS_PER_BAR
 ON_BEAT_GOOD = 0.8  # share of keyposes within a frame of the grid that is GOOD
-RESAMPLING = 1.05  # a junction this much sharper than composed is worth a second sync (resampling alone moves it about this much)
+RESAMPLING = 1.08  # a junction this much sharper than composed is worth a second sync (resampling alone moves it up to about 9%)
 WINDOW_MARGIN = 3  # frames either side of a junction's window the warp holds down too (its measure reads one)
 
 
@@ -165,12 +165,12 @@ def _pieces_around(windows, num_frames):
     return [((edges[k][0], edges[k + 1][0]), (edges[k + 1][1] + 1, edges[k + 2][1] + 1)) for k in range(len(windows))]
 
 
-def _junction_references(clip, windows):
+def _junction_references(clip, windows, positions=None):
     """Per junction window ``(first, last)``: the frames its measure reads ``(n,)`` (the window and a frame either side) and
     the typical peaks ``(B,)`` of the pieces before and after it (:func:`..measure.transition.run_reference`: runs as
     long, the pieces' frames between the windows as played in ``clip``; a piece too short lends the other's, both too
-    short the whole clip's), with the clip's joint positions ``(F, B, 3)``."""
-    positions = transition_measure.clip_positions(clip, clip.bone_names)
+    short the whole clip's), with the clip's joint positions ``(F, B, 3)`` (``positions`` when known)."""
+    positions = transition_measure.clip_positions(clip, clip.bone_names) if positions is None else positions
     junctions = []
     for (first, last), pieces in zip(windows, _pieces_around(windows, clip.num_frames)):  # a few junctions
         measured = np.arange(max(int(first) - 1, 1), min(int(last) + 1, clip.num_frames - 2) + 1)
@@ -181,12 +181,13 @@ def _junction_references(clip, windows):
     return junctions, positions
 
 
-def junction_visibility(clip: Clip, windows: list) -> list[float]:
+def junction_visibility(clip: Clip, windows: list, positions: np.ndarray | None = None) -> list[float]:
     """Per junction window ``(first, last)`` (0-based frames of ``clip``): the composition's own measure of a junction, on
     ``clip`` as it plays. The worst acceleration over the window (and a frame either side) against the larger of the two
     pieces' typical peaks (:func:`_junction_references`), so a piece played faster is measured against itself played
-    faster. Measured the same way before and after a warp; 1 is as sharp as the clips it joins."""
-    junctions, positions = _junction_references(clip, windows)
+    faster. Measured the same way before and after a warp; 1 is as sharp as the clips it joins. positions: the clip's
+    joint positions ``(F, B, 3)`` when known."""
+    junctions, positions = _junction_references(clip, windows, positions)
     return [seam_measure.played_visibility(positions, clip.dt, measured, seam_measure.floored(np.maximum(*references)))
             if len(measured) else 0.0 for measured, references in junctions]
 
@@ -217,7 +218,8 @@ def measure_sync(clip: Clip, warped: Clip, result: sync_module.Sync, windows: li
     own share of any change), and toe skating on the input it shows before, after, and after per second of input time
     (each frame's toe speed over its stretch). Plain floats and lists."""
     found = keyposes_module.find_keyposes(clip) if found is None else found
-    found_after = keyposes_module.find_keyposes(warped) if found_after is None else found_after
+    pose_after = kinematics.clip_forward_kinematics(warped)  # posed once: the keyposes and the junctions read it
+    found_after = keyposes_module.find_keyposes(warped, pose=pose_after) if found_after is None else found_after
     frame = 1.0 / clip.fps
     reach = found.seconds[found.seconds <= result.input_times[-1] + 1e-9]
     spacing = float(np.median(np.diff(result.grid))) if len(result.grid) > 1 else 1.0
@@ -237,7 +239,7 @@ def measure_sync(clip: Clip, warped: Clip, result: sync_module.Sync, windows: li
         "stretch_range": [float(result.stretch.min()), float(result.stretch.max())], "mean_stretch": mean_stretch,
         "junctions": junctions,
         "visibility_before": junction_visibility(clip.slice_frames(start, stop), [(f - start, l - start) for f, l in shown]),
-        "visibility_after": junction_visibility(warped, after_windows),
+        "visibility_after": junction_visibility(warped, after_windows, pose_after[..., :3, 3]),
         "windows_after": [list(window) for window in after_windows],
         "visibility_uniform": junction_visibility(uniform, uniform_windows),
         "skating_before": float(shown_skating), "skating_after": float(skating), "skating_after_per_input": float(per_input),

@@ -274,7 +274,7 @@ def _best_step(cost, keys, strength, grid, costs, i, gaps, ceiling):
     (:class:`Ceiling`) lets it (:meth:`_Costs.capped`). All the keyposes it may come from are weighed at once."""
     backs = np.arange(1, min(i, SPAN_SKIPS + 1) + 1)
     backs = backs[(backs <= 2) | ceiling.lowered(keys[i - backs], keys[i])]  # (B,)
-    reach = gaps * np.maximum(1, backs - 1)  # grid steps each may span
+    reach = gaps * ((backs + 1) // 2)  # grid steps each may span: gaps for every two keyposes
     steps = np.arange(1, reach.max() + 1)
     before = np.arange(len(grid))[None, :] - steps[:, None]  # (G, M)
     spot = np.maximum(before, 0)
