@@ -21,6 +21,14 @@ MOCAP = pathlib.Path(os.environ.get("LOOPSMITH_MOCAP", REPO.parent / "shared" / 
 sys.path.insert(0, str(REPO / "tools"))
 import dev_extension  # noqa: E402  (tools/ is not a package)
 
+# `loopsmith` is this checkout, in the tests and in every `python -m loopsmith` they start, whatever the venv links
+# (a second checkout or worktree sharing the venvs tests its own code).
+_PACKAGE_DIR = pathlib.Path(tempfile.mkdtemp(prefix="loopsmith-package-"))
+atexit.register(shutil.rmtree, _PACKAGE_DIR, True)
+(_PACKAGE_DIR / "loopsmith").symlink_to(REPO, target_is_directory=True)
+sys.path.insert(0, str(_PACKAGE_DIR))
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(_PACKAGE_DIR), os.environ.get("PYTHONPATH"))))
+
 # Submodules the tests reach through the loaded extension (ext.core.motion.quat ...).
 _SUBMODULES = ("core.motion.quat", "core.motion.rotation_modes", "core.motion.clip", "core.motion.kinematics", "core.demo", "core.errors", "core.loop.make",
                "core.loop.stitch", "core.measure.seam", "core.motion.contacts", "core.loop.detect", "core.motion.root", "operators.common", "operators.edit", "ui.layout",

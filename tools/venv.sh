@@ -13,7 +13,7 @@ done
 "$python" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || {
   echo "$0: the bpy module needs Python 3.11; set PYTHON=/path/to/python3.11" >&2; exit 2; }
 
-common_requirements=("numpy<2" "pytest>=8" "hypothesis>=6")
+common_requirements=("numpy<2" "pytest>=8" "hypothesis>=6" "pytest-xdist>=3.6")
 # Dask's client and workers for --scheduler (optional for users; tests/cli/test_cluster.py runs a real cluster on every bpy).
 # ~10 MB; this release supports Python 3.11 and numpy 1.26. pipeline/cluster.py names the same pin in its message.
 cluster_requirements=("distributed==2026.8.0")
