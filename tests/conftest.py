@@ -12,7 +12,12 @@ import shutil
 import sys
 import tempfile
 
-import pytest
+# pytest-xdist runs a worker per core: one BLAS thread each, or they would fight over the cores (and a product's
+# rounding would hang on how many threads a busy machine gave it). Before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="loopsmith-blender-user-")
@@ -41,7 +46,7 @@ except ImportError:
 
 
 #: The markers every test in a folder carries (a file adds its own where its tests differ, as in cli/).
-FOLDER_MARKERS = {"blender": ("blender",), "realdata": ("realdata",),
+FOLDER_MARKERS = {"blender": ("blender", "every_blender"), "realdata": ("realdata",),
                   # The report pages in Chromium, of commands run on the real clips (bpy runs them).
                   "browser": ("browser", "blender", "realdata")}
 

@@ -11,8 +11,8 @@ import types
 from dataclasses import replace
 
 import numpy as np
-import pytest
 
+import forked_cli
 from core import demo
 from core.formats import bvh
 from core.motion import quat, rotation_modes
@@ -223,12 +223,15 @@ def interruptible():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def run_loopsmith(*args, cwd=None, env_extra=None, preexec_fn=None, timeout=600):
-    """Run ``python -m loopsmith ARGS`` in a fresh process (the venv's ``loopsmith`` links to the checkout)."""
-    if subprocess.run([sys.executable, "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('loopsmith') is None)"]).returncode:
-        pytest.skip("python -m loopsmith needs the venv's loopsmith link (tools/test.sh makes it)")
+def run_loopsmith(*args, cwd=None, env_extra=None, preexec_fn=None, timeout=600, fresh=False):
+    """Run ``python -m loopsmith ARGS`` as a process of its own: forked from one that has imported Python, numpy and Blender
+    already (:mod:`forked_cli`), or started from nothing with ``fresh`` (what happens while Python starts and imports:
+    signals, session folders) or a ``preexec_fn``. Returns what ``subprocess.run`` would, stdout and stderr as text."""
+    args = [str(arg) for arg in args]
     env = dict(os.environ, **(env_extra or {}))
-    return subprocess.run([sys.executable, "-m", "loopsmith", *map(str, args)], capture_output=True, text=True, env=env, cwd=cwd,
+    if not fresh and preexec_fn is None:
+        return forked_cli.run(args, cwd, env, timeout)
+    return subprocess.run([sys.executable, "-m", "loopsmith", *args], capture_output=True, text=True, env=env, cwd=cwd,
                           preexec_fn=preexec_fn, timeout=timeout)
 
 

@@ -1,9 +1,10 @@
 # Sourced by tools/*.sh from the checkout's root: pick Python 3.11 and create
 # reusable venvs in .venv/. Each bpy venv downloads a ~350-375 MB wheel and takes
-# ~1 GB on disk. Every venv installs from one folder of downloaded wheels,
-# .venv/wheels, so nothing is downloaded twice: not by two venvs, nor by a venv
-# rebuilt after its requirements change. (pip's own cache would not do: it keeps
-# only what the index marks cacheable, and some mirrors mark nothing.)
+# ~1 GB on disk. Every venv installs from one folder of downloaded wheels, kept
+# per user ($LOOPSMITH_WHEELS, else ~/.cache/loopsmith/wheels), so nothing is
+# downloaded twice: not by two venvs, nor by a venv rebuilt after its requirements
+# change, nor by a second clone. (pip's own cache would not do: it keeps only what
+# the index marks cacheable, and some mirrors mark nothing.)
 python=${PYTHON:-}
 for candidate in $python python3.11 python3; do
   if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
@@ -12,6 +13,9 @@ for candidate in $python python3.11 python3; do
 done
 "$python" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || {
   echo "$0: the bpy module needs Python 3.11; set PYTHON=/path/to/python3.11" >&2; exit 2; }
+
+wheels=${LOOPSMITH_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/loopsmith/wheels}
+mkdir -p "$wheels"
 
 common_requirements=("numpy<2" "pytest>=8" "hypothesis>=6" "pytest-xdist>=3.6")
 # Dask's client and workers for --scheduler (optional for users; tests/cli/test_cluster.py runs a real cluster on every bpy).
@@ -27,9 +31,9 @@ venv() {  # venv NAME REQUIREMENT... -> prints the venv's python
     "$python" -m venv "$dir"
     # pip's output and progress go to the terminal, its detailed log to $dir.log;
     # `python -m pip` because a script's #! line cannot hold a folder with a space.
-    if ! { "$dir/bin/python" -m pip download --disable-pip-version-check --log "$dir.log" --dest .venv/wheels "$@" &&
+    if ! { "$dir/bin/python" -m pip download --disable-pip-version-check --log "$dir.log" --dest "$wheels" "$@" &&
            "$dir/bin/python" -m pip install --disable-pip-version-check --log "$dir.log" --quiet \
-             --no-index --find-links .venv/wheels "$@"; } >&2; then
+             --no-index --find-links "$wheels" "$@"; } >&2; then
       echo "$0: installing into $dir failed (log: $dir.log)" >&2; exit 2
     fi
     echo "$wanted" > "$dir/.requirements"

@@ -69,6 +69,7 @@ def test_amc_to_bvh_and_back_to_amc_keeps_every_joint(cmu, original, tmp_path):
     assert error < TOLERANCE
 
 
+@pytest.mark.every_blender
 def test_amc_to_fbx_and_glb_reimported_keeps_every_joint(cmu, original, tmp_path):
     _run("convert", cmu / "05_01.amc", "--format", "fbx", "glb", "-o", tmp_path / "engine")
     (entry,) = _report(tmp_path / "engine")

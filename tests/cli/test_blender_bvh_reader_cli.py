@@ -8,7 +8,7 @@ import pytest
 
 from helpers import run_loopsmith
 
-pytestmark = [pytest.mark.blender, pytest.mark.realdata]
+pytestmark = [pytest.mark.blender, pytest.mark.realdata, pytest.mark.every_blender]  # Blender's BVH importer
 bpy = pytest.importorskip("bpy")
 
 RANGE = ("--range", "2", "20")  # inside every real clip (the shortest has 24 frames)

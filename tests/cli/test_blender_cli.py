@@ -46,6 +46,7 @@ def test_batch_loops_every_clip_and_names_the_broken_ones(batch, mocap_dir):
     assert "13 looped, 2 failed" in result.stdout
 
 
+@pytest.mark.every_blender
 @pytest.mark.realdata
 @pytest.mark.parametrize("name", sorted(GAIT_CLIPS))
 def test_batch_outputs_are_seamless_loops(loopsmith, blank, batch, name):
@@ -119,6 +120,7 @@ def _demo_blend(loopsmith, path):
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
 
 
+@pytest.mark.every_blender
 def test_blend_input_to_every_output_format(loopsmith, blank, tmp_path):
     source = tmp_path / "walker.blend"
     _demo_blend(loopsmith, source)
@@ -138,6 +140,7 @@ def test_blend_input_to_every_output_format(loopsmith, blank, tmp_path):
     assert (tmp_path / "again" / "walker_loop_loop.fbx").is_file() and (tmp_path / "again" / "walker_loop_loop.glb").is_file()
 
 
+@pytest.mark.every_blender
 def test_blender_batch_script_runs_the_same_job(loopsmith, blank, tmp_path):
     source = tmp_path / "walker.blend"
     _demo_blend(loopsmith, source)
@@ -147,5 +150,6 @@ def test_blender_batch_script_runs_the_same_job(loopsmith, blank, tmp_path):
     assert result.returncode == 0 and (tmp_path / "out" / "walker_loop.blend").is_file(), result.stderr
 
 
+@pytest.mark.every_blender
 def test_extension_registers_the_blender_command(loopsmith):
     assert loopsmith._cli_command is not None

@@ -78,6 +78,7 @@ def _read(loopsmith, obj, names=None):
     return clip, positions
 
 
+@pytest.mark.every_blender
 @pytest.mark.parametrize("engine", ENGINES)
 def test_each_profile_reimports_as_documented(loopsmith, blank, made, engine):
     written, blend, entry = made[engine]
@@ -147,6 +148,7 @@ def _reimported(loopsmith, path):
     return loopsmith.core.loop.make.non_repeating_bones(clip), np.linalg.norm(positions[0] - positions[-1], axis=-1).max() / inside
 
 
+@pytest.mark.every_blender
 def test_wrap_drops_the_closing_frame_only_when_every_bone_repeats(loopsmith, blank, mocap_dir, tmp_path):
     runs = {}
     for name, extra in (("travel", ()), ("in_place", ("--root-motion", "IN_PLACE")), ("clamp", ("--loop-mode", "CLAMP"))):

@@ -172,6 +172,7 @@ print("RANGES" + json.dumps(found))
 """
 
 
+@pytest.mark.every_blender
 def test_a_blend_output_plays_the_results_frame_range(mocap_dir, tmp_path):
     work = _lay_out(tmp_path, mocap_dir.parent)
     runs = {"make-loop": ["walk.bvh"], "transition": ["walk.bvh", "run.bvh"], "compose": ["walk.bvh", "run.bvh", "--loop"],

@@ -384,6 +384,7 @@ def test_bvh_outputs_keep_the_inputs_channel_layout(mocap_dir, tmp_path):
     assert written.frame_time == pytest.approx(source.frame_time)
 
 
+@pytest.mark.every_blender
 @pytest.mark.realdata
 def test_a_wrap_loop_writes_its_distinct_frames_and_reads_back(mocap_dir, tmp_path):
     for root_mode, root_option in (("IN_PLACE", "--root-motion"), ("TRAVEL", "--root-mode")):  # in place: one spelling, --root-motion
@@ -420,6 +421,7 @@ def test_workers_die_with_their_parent(mocap_dir, tmp_path):
     assert workers and not [pid for pid in workers if _alive(pid)]
 
 
+@pytest.mark.every_blender
 @pytest.mark.realdata
 def test_fbx_and_glb_outputs_read_back_as_the_loops_they_hold(mocap_dir, tmp_path):
     assert run_loopsmith("make-loop", mocap_dir / WALK, "-o", tmp_path / "a", "--format", "fbx", "glb", "--quiet").returncode == 0
@@ -453,7 +455,7 @@ def test_a_loop_with_a_visible_seam_says_so(mocap_dir, tmp_path):
 def test_no_blender_session_folder_is_left_behind(mocap_dir, tmp_path):
     folder = tmp_path / "tmp"
     folder.mkdir()
-    result = run_loopsmith("make-loop", mocap_dir / CYCLE, "-o", tmp_path / "out", "--quiet", env_extra={"TMPDIR": str(folder)})
+    result = run_loopsmith("make-loop", mocap_dir / CYCLE, "-o", tmp_path / "out", "--quiet", env_extra={"TMPDIR": str(folder)}, fresh=True)
     assert result.returncode == 0 and not list(folder.iterdir())
 
 

@@ -162,15 +162,6 @@ def test_blend_timing_lerps_the_durations_and_samples_both_at_one_fraction():
         timewarp.blend_timing(path, 1.5)
 
 
-def test_time_warp_over_600_frames_is_fast():
-    import time
-
-    d = np.random.default_rng(0).random((600, 600))
-    start = time.perf_counter()
-    timewarp.time_warp(d)
-    assert time.perf_counter() - start < 0.5  # 0.2 s target, measured in bench/bench_transition.py
-
-
 def _moved(clip, angle, shift):
     """The clip turned by ``angle`` about Z and moved by ``shift``: only its root's channels change."""
     root = clip.bone_index("Hips")

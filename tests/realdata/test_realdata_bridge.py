@@ -7,7 +7,7 @@ import pytest
 
 from helpers import BANDAI_CLIPS, evaluated_pose, fcurve_snapshot, import_bvh, pose_errors
 
-pytestmark = pytest.mark.blender
+pytestmark = [pytest.mark.blender, pytest.mark.every_blender]  # the action API and Blender's importer
 bpy = pytest.importorskip("bpy")
 
 

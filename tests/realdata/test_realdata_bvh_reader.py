@@ -66,6 +66,7 @@ def test_a_3000_joint_chain_reads_and_converts(tmp_path):
     assert np.abs(tip - _file_pose(read, 0.01, "Y", clip.bone_names)[:, -1]).max() < 2e-3
 
 
+@pytest.mark.every_blender
 @pytest.mark.blender
 def test_clip_and_armature_match_blenders_importer(loopsmith, blank, mocap_dir):
     import bpy

@@ -4,6 +4,7 @@ ways, and 30 s synthesized from it hold up.
 Run with -s for the graph's and the renders' numbers.
 """
 
+import functools
 import importlib
 import json
 
@@ -65,6 +66,7 @@ def test_the_graph_keeps_every_clip_the_transition_engine_joins_both_ways(loopsm
     names, clips, graph = shared
     make = importlib.import_module(f"{loopsmith.__name__}.core.transition.make")
 
+    @functools.cache  # the pair (a, b) is asked for from both of its clips
     def joins(a, b):
         return make.criteria_ratios(make.make_transition(clips[a], clips[b]).metrics).max() <= 1.0
 

@@ -74,7 +74,9 @@ def linear_blend_loop(ext, clip, frame_start, frame_end, blend_frames=BLEND_FRAM
     return core.loop.make.LoopResult(blended, root, "TRAVEL", None, None)
 
 
-@pytest.fixture(params=range(len(GAIT_CLIPS) + len(ACTION_GAITS)), ids=list(GAIT_CLIPS) + list(ACTION_GAITS))
+# Blender's playback through the Cycles modifiers can differ between versions: the first walk is played on every bpy.
+@pytest.fixture(params=[pytest.param(k, id=name, marks=[pytest.mark.every_blender] if k == 0 else [])
+                        for k, name in enumerate(list(GAIT_CLIPS) + list(ACTION_GAITS))])
 def gait_path(mocap_dir, request):
     return gait_paths(mocap_dir)[request.param]
 
