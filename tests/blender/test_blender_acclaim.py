@@ -41,6 +41,7 @@ def _one_line_error(call):
     return message
 
 
+@pytest.mark.smoke
 def test_05_01_imports_where_the_reference_bvh_puts_every_joint(loopsmith, blank, cmu, reference):
     obj = _import(cmu / "05_01.amc")
     scene, action = blank.scene, obj.animation_data.action
@@ -95,6 +96,7 @@ def test_find_skeleton_follows_cmu_names_then_the_only_asf(loopsmith, tmp_path):
         find(tmp_path / "two" / "y.amc")
 
 
+@pytest.mark.smoke
 def test_export_writes_the_same_motion_and_its_skeleton_beside(loopsmith, blank, cmu, tmp_path):
     _import(cmu / "05_01.amc")
     target = tmp_path / "05_01.amc"

@@ -32,11 +32,15 @@ def _world_positions(obj, frames):
     return pose[..., :3, 3]
 
 
+@pytest.mark.smoke
 def test_compose_writes_one_new_action_and_keeps_the_originals(loopsmith, walk_and_run):
     obj, walk, run = walk_and_run
     settings = bpy.context.scene.loopsmith
-    _fill_sequence(settings, [walk, run, walk])
+    _fill_sequence(settings, [walk, run, run, walk])
+    settings.active_sequence_entry = 1
+    assert bpy.ops.loopsmith.sequence_remove() == {"FINISHED"}
     assert [entry.action.name for entry in settings.sequence] == [walk.name, run.name, walk.name]
+    settings.active_sequence_entry = 2
     bpy.ops.loopsmith.sequence_move(direction="UP")  # the last entry (active) one up: walk, walk, run
     assert [entry.action for entry in settings.sequence] == [walk, walk, run]
     bpy.ops.loopsmith.sequence_move(direction="DOWN")
@@ -114,6 +118,7 @@ def test_the_sequence_refuses_what_it_cannot_compose_in_one_line(loopsmith, walk
     assert obj.animation_data.action == walk
 
 
+@pytest.mark.smoke
 def test_junction_candidates_preview_and_use(loopsmith, walk_and_run):
     obj, walk, run = walk_and_run
     settings = bpy.context.scene.loopsmith

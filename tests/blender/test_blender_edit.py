@@ -27,6 +27,7 @@ def _frames(action):
     return np.arange(first, last + 1)
 
 
+@pytest.mark.smoke
 @pytest.mark.realdata
 def test_resample_30_60_30_gives_every_original_frame_back_in_blender(loopsmith, walk):
     obj, source = walk
@@ -45,6 +46,7 @@ def test_resample_30_60_30_gives_every_original_frame_back_in_blender(loopsmith,
     assert source.use_fake_user and up.use_fake_user and source.name in bpy.data.actions
 
 
+@pytest.mark.smoke
 @pytest.mark.realdata
 def test_retime_half_speed_doubles_the_length_and_keeps_the_travel(loopsmith, walk):
     obj, source = walk
@@ -60,6 +62,7 @@ def test_retime_half_speed_doubles_the_length_and_keeps_the_travel(loopsmith, wa
     assert len(_frames(obj.animation_data.action)) == 91
 
 
+@pytest.mark.smoke
 @pytest.mark.realdata
 def test_freeze_selected_bones_at_the_current_frame_eases_in_and_out(loopsmith, walk):
     obj, source = walk
@@ -81,6 +84,7 @@ def test_freeze_selected_bones_at_the_current_frame_eases_in_and_out(loopsmith, 
     bpy.ops.object.mode_set(mode="OBJECT")
 
 
+@pytest.mark.smoke
 @pytest.mark.realdata
 def test_splice_blend_and_mirror_write_new_actions_from_another_action(loopsmith, walk, mocap_dir):
     obj, source = walk

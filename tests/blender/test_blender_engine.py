@@ -125,6 +125,7 @@ def test_extraction_refuses_what_it_cannot_do_in_one_line(loopsmith, walker):
         assert {bone.name for bone in obj.data.bones} == bones  # nothing half made
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("engine, suffix", [("UNREAL", ".fbx"), ("UNITY", ".fbx"), ("GODOT", ".glb"), ("GLTF", ".glb")])
 def test_export_for_an_engine_writes_one_animation_and_leaves_the_file_as_it_was(loopsmith, walker, tmp_path, engine, suffix):
     obj = walker

@@ -12,6 +12,7 @@ bpy = pytest.importorskip("bpy")
 GAITS = ("dataset-1_walk_normal_001.bvh", "dataset-2_walk_normal_020.bvh", "dataset-1_run_happy_001.bvh", "dataset-2_run_normal_040.bvh")
 
 
+@pytest.mark.smoke
 def test_build_graph_and_synthesize_in_blender(loopsmith, blank, mocap_dir):
     for name in GAITS[1:4]:
         import_bvh(mocap_dir / name).animation_data.action.use_fake_user = True

@@ -47,6 +47,7 @@ def test_poll_explains_why_the_button_is_grey(loopsmith, blank):
     assert "has no action" in problem(bpy.context)
 
 
+@pytest.mark.smoke
 def test_make_loop_writes_a_cyclic_action_and_keeps_the_source(loopsmith, walker):
     obj, generated = walker
     source = obj.animation_data.action
@@ -132,6 +133,7 @@ def test_methods_give_different_results_and_none_trims_only(loopsmith, walker):
     assert numbers["SPRING"][0] < numbers["NONE"][0]
 
 
+@pytest.mark.smoke
 def test_find_loop_fills_candidates_and_make_loop_uses_the_chosen_one(loopsmith, walker):
     obj, generated = walker
     scene = bpy.context.scene

@@ -69,6 +69,7 @@ def _markers(scene):
     return sorted((m.frame, m.name) for m in scene.timeline_markers if m.name.startswith("beat "))
 
 
+@pytest.mark.smoke
 def test_sync_to_a_sound_strip_writes_a_new_action_on_the_beats(loopsmith, walker, clicks):
     obj, (path, beats) = walker, clicks
     scene = bpy.context.scene

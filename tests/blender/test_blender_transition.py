@@ -30,6 +30,7 @@ def _picture(image):
     return pixels.reshape(image.size[1], image.size[0], 4)
 
 
+@pytest.mark.smoke
 @pytest.mark.realdata
 def test_walk_into_run_writes_a_new_action_and_keeps_both(loopsmith, walk_and_run):
     walk, walk_action, run_action = walk_and_run
