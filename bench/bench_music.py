@@ -114,9 +114,7 @@ def _sync_row(label, composed, beats, seconds, compose_seconds, bounds=sync.MAX_
     try:
         numbers, result, took = _synced(composed, beats, seconds, bounds)
     except SyncError as error:
-        print(f"  {label:<34} out of reach: {error}")
-        if bounds != WIDER:
-            _sync_row(f"  with --max-stretch {WIDER[0]:g} {WIDER[1]:g}", composed, beats, seconds, compose_seconds, WIDER)
+        print(f"  {label:<34} not made: {error}")
         return
     before, after = max(numbers["visibility_before"], default=0.0), max(numbers["visibility_after"], default=0.0)
     uniform = max(numbers["visibility_uniform"], default=0.0)
@@ -125,6 +123,9 @@ def _sync_row(label, composed, beats, seconds, compose_seconds, bounds=sync.MAX_
     print(f"  {label:<34} {numbers['on_beat_before']:>4.0%} ({numbers['on_beat_chance']:.0%}) -> {numbers['on_beat_after']:>4.0%}"
           f"   {low:.2f}-{high:.2f}x   {before:.2f} -> {after:.2f} ({after / max(before, 1e-9):.2f}x; uniform {uniform:.2f})   {skating:.2f}x"
           f"   +{took / compose_seconds:.0%}")
+    if numbers["out_of_reach"] and bounds != WIDER:  # danced at the nearest stretch allowed: and within the wider bounds
+        print(f"  {'':<34} {verdict.of_sync(numbers).reasons[-1]}")
+        _sync_row(f"  with --max-stretch {WIDER[0]:g} {WIDER[1]:g}", composed, beats, seconds, compose_seconds, WIDER)
 
 
 def sync_rows():
@@ -162,12 +163,13 @@ def _song_sync_row(name, composed, beats, seconds):
     try:
         numbers, result, _ = _synced(composed, beats, seconds, sync.MAX_STRETCH)
     except SyncError as error:
-        print(f"      {name:<16} out of reach: {error}")
+        print(f"      {name:<16} not made: {error}")
         return
     near = sync.on_beat_fraction(np.array(numbers["keyposes_after"]), result.grid, 0.07)
     sharpest = max(numbers["visibility_after"], default=0.0)
+    judged = verdict.of_sync(numbers)
     print(f"      {name:<16} {numbers['on_beat_after']:>4.0%} within a frame, {near:>4.0%} within 70 ms, "
-          f"sharpest junction {sharpest:.2f}x its clips', {verdict.of_sync(numbers).word}")
+          f"sharpest junction {sharpest:.2f}x its clips', {judged.word}" + (f" ({judged.reasons[-1]})" if numbers["out_of_reach"] else ""))
 
 
 def corpus_rows(librosa):

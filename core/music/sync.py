@@ -14,7 +14,7 @@ as it was composed (:class:`Ceiling`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -106,13 +106,9 @@ def outside(stretch: float, max_stretch: tuple[float, float]) -> str:
     return f"{stretch:.9g}"
 
 
-def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float] = MAX_STRETCH,
-                 name: str = "the motion") -> tuple[float, float]:
-    """(keyposes per beat, speed): of :data:`RATIOS`, the one whose speed ``ratio * song_bpm / motion_bpm`` is nearest 1 in log,
-    those whose speed keeps :data:`MARGIN` of the log range clear of both bounds first (room for the keyposes' own unevenness).
-
-    SyncError naming ``name`` and the speed it would need when that speed lies outside ``max_stretch`` (low, high).
-    """
+def _best_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float], name: str) -> tuple[float, float]:
+    """(keyposes per beat, speed asked): of :data:`RATIOS`, the one whose speed ``ratio * song_bpm / motion_bpm`` is nearest 1
+    in log, those whose speed keeps :data:`MARGIN` of the log range clear of both bounds first; SyncError without tempos."""
     low, high = max_stretch
     if motion_bpm <= 0.0 or song_bpm <= 0.0:
         raise SyncError(f"{name} has too few keyposes or the song too few beats to sync", clip=name)
@@ -120,22 +116,52 @@ def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, f
     clear = MARGIN * np.log(high / low)
     roomy = (np.log(speeds) >= np.log(low) + clear) & (np.log(speeds) <= np.log(high) - clear)
     best = int(np.argmin(np.round(np.abs(np.log(speeds)), 12) + 1e3 * ~roomy))
-    ratio, speed = RATIOS[best], float(speeds[best])
+    return RATIOS[best], float(speeds[best])
+
+
+def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float] = MAX_STRETCH,
+                 name: str = "the motion") -> tuple[float, float]:
+    """(keyposes per beat, speed): of :data:`RATIOS`, the one whose speed ``ratio * song_bpm / motion_bpm`` is nearest 1 in log,
+    those whose speed keeps :data:`MARGIN` of the log range clear of both bounds first (room for the keyposes' own unevenness).
+
+    SyncError naming ``name`` and the speed it would need when that speed lies outside ``max_stretch`` (low, high).
+    """
+    ratio, speed = _best_ratio(motion_bpm, song_bpm, max_stretch, name)
+    low, high = max_stretch
     if not low <= speed <= high:
         raise SyncError(f"{name} would need {outside(speed, max_stretch)}x to meet {song_bpm:.0f} BPM, outside the stretch allowed "
                         f"({low:g}-{high:g}x)", clip=name, stretch=speed)
     return ratio, speed
 
 
+def stretch_to_fit(speed: float, max_stretch: tuple[float, float]) -> tuple[float, float]:
+    """The ``--max-stretch`` (low, high) nearest ``max_stretch`` that holds ``speed``, its new bound rounded outwards to 0.05."""
+    low, high = max_stretch
+    return (min(low, np.floor(speed * 20.0 + 1e-9) / 20.0), max(high, np.ceil(speed * 20.0 - 1e-9) / 20.0))
+
+
 @dataclass
 class PartTempo:
-    """One clip of a performance as synced: its name, first input second, keyposes per beat, speed and keyposes per minute."""
+    """One clip of a performance as synced: its name, first input second, keyposes per beat, speed and keyposes per minute.
+    needed: the speed its tempo asked when that lay outside the stretch allowed (it then plays at ``speed``, the nearest
+    bound, and its keyposes drift off the beats), else None; fit: the ``--max-stretch`` that would hold ``needed``."""
 
     name: str
     first: float
     ratio: float
     speed: float
     motion_bpm: float
+    needed: float | None = None
+    fit: tuple[float, float] | None = None
+
+
+def reach_tempo(part: str, first: float, motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float]) -> PartTempo:
+    """The :class:`PartTempo` of a clip named ``part``: the ratio and speed of :func:`choose_ratio`, or, when no ratio's speed
+    lies inside ``max_stretch``, the nearest ratio played at the nearest bound, with the speed it needed."""
+    ratio, speed = _best_ratio(motion_bpm, song_bpm, max_stretch, part)
+    if max_stretch[0] <= speed <= max_stretch[1]:
+        return PartTempo(part, first, ratio, speed, motion_bpm)
+    return PartTempo(part, first, ratio, float(np.clip(speed, *max_stretch)), motion_bpm, speed, stretch_to_fit(speed, max_stretch))
 
 
 MIN_PART_KEYPOSES = 4  # keyposes a clip needs for a tempo of its own; fewer take the tempo of the clip before (or after)
@@ -146,29 +172,24 @@ def part_tempi(keys: np.ndarray, song_bpm: float, parts: list, max_stretch: tupl
     """Which part each keypose ``keys (K,)`` (input seconds) is in ``(K,)``, and each part's :class:`PartTempo`.
 
     parts: ``[(name, first input second), ...]`` in order. A part's tempo is its keyposes' median spacing; a part with too
-    few keyposes takes its neighbour's (the whole motion's, named ``name``, when none has enough). SyncError naming the
-    part (the clip) and the stretch it would need when its tempo cannot meet ``song_bpm`` inside ``max_stretch``.
+    few keyposes takes its neighbour's (the whole motion's, named ``name``, when none has enough). A part whose tempo
+    cannot meet ``song_bpm`` inside ``max_stretch`` plays at the nearest bound (see :func:`reach_tempo`).
     """
     parts = sorted(parts, key=lambda part: float(part[1]))
     firsts = np.array([float(first) for _, first in parts])
     owner = np.clip(np.searchsorted(firsts, keys + 1e-9, side="right") - 1, 0, len(parts) - 1)
     counts = np.bincount(owner, minlength=len(parts))
     own = [k for k in range(len(parts)) if counts[k] >= MIN_PART_KEYPOSES]
-    tempi = {}
-    for k in own:  # a few clips
-        motion_bpm = 60.0 / float(np.median(np.diff(keys[owner == k])))
-        tempi[k] = PartTempo(parts[k][0], float(firsts[k]), *choose_ratio(motion_bpm, song_bpm, max_stretch, parts[k][0]), motion_bpm)
-    if not own:
-        motion_bpm = 60.0 / float(np.median(np.diff(keys)))
-        whole = choose_ratio(motion_bpm, song_bpm, max_stretch, name)
+    tempi = {k: reach_tempo(parts[k][0], float(firsts[k]), 60.0 / float(np.median(np.diff(keys[owner == k]))), song_bpm, max_stretch)
+             for k in own}
+    whole = None if own else reach_tempo(name, 0.0, 60.0 / float(np.median(np.diff(keys))), song_bpm, max_stretch)
     result = []
     for k, (part_name, _) in enumerate(parts):  # a few clips
         if k in tempi:
             result.append(tempi[k])
             continue
         lender = max((j for j in own if j < k), default=min(own, default=None))
-        ratio, speed, bpm = (tempi[lender].ratio, tempi[lender].speed, tempi[lender].motion_bpm) if lender is not None else (*whole, motion_bpm)
-        result.append(PartTempo(part_name, float(firsts[k]), ratio, speed, bpm))
+        result.append(replace(tempi[lender] if lender is not None else whole, name=part_name, first=float(firsts[k])))
     return owner, result
 
 
@@ -692,8 +713,8 @@ def sync_to_beats(keyposes: np.ndarray, beats: np.ndarray, duration: float, fps:
     ``accelerations``, :class:`JunctionAccelerations` each), the performance not starting inside one (a composition's
     junctions); parts: ``[(name, first input second), ...]`` the
     clips a composition plays, in order, each keeping its own keyposes per beat and speed (default one part, ``name``).
-    SyncError naming the clip and the stretch it would need when its tempo cannot meet the song's inside ``max_stretch``,
-    or when nothing fits.
+    A clip whose tempo cannot meet the song's inside ``max_stretch`` plays at the nearest bound (its :class:`PartTempo`
+    says what it needed). SyncError when nothing fits.
     """
     keys, beats = _checked(keyposes, beats, duration, name)
     strength = np.ones(len(keys)) if strength is None else np.asarray(strength, dtype=float)

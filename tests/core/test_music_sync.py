@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from core.errors import SyncError
+from core.measure import verdict
 from core.motion import quat
 from core.motion.clip import Clip
 from core.music import keyposes, sync
@@ -73,15 +74,26 @@ def test_motion_tempo_is_robust_to_one_missed_keypose():
     assert keyposes.motion_tempo(times, FPS) == pytest.approx(120.0)
 
 
-def test_a_tempo_out_of_reach_names_the_clip_and_the_stretch_it_would_need():
+def test_a_tempo_out_of_reach_plays_at_the_nearest_stretch_and_names_what_would_fit():
     keys = np.arange(12) * 0.5  # 120 keyposes per minute
     beats = np.arange(40) * 60.0 / 160.0  # 160 BPM: 1.33x, 0.67x or 2.67x
-    with pytest.raises(SyncError) as caught:
-        sync.sync_to_beats(keys, beats, 6.0, FPS, name="walk.bvh")
-    assert caught.value.clip == "walk.bvh" and caught.value.stretch == pytest.approx(160 / 120)
+    result = sync.sync_to_beats(keys, beats, 6.0, FPS, name="walk.bvh")  # was refused: outside the stretch allowed
+    (part,) = result.parts
+    assert part.name == "walk.bvh" and part.needed == pytest.approx(160 / 120) and part.speed == 1.25
+    assert part.fit == (0.8, 1.35) and result.stretch.max() <= 1.25 + 1e-9 and len(result.input_times) > 1
+    with pytest.raises(SyncError) as caught:  # a loop's cycle still needs its tempo within reach
+        sync.choose_ratio(120.0, 160.0, name="walk.bvh")
     assert str(caught.value) == "walk.bvh would need 1.33x to meet 160 BPM, outside the stretch allowed (0.8-1.25x)"
     assert sync.choose_ratio(120.0, 160.0, (0.6, 1.5))[0] == 1.0  # within wider bounds it is reached
     assert sync.choose_ratio(120.0, 70.0)[0] == 2.0 and sync.choose_ratio(120.0, 230.0)[0] == 0.5
+
+
+def test_the_verdict_of_a_performance_out_of_reach_says_how_near_it_came():
+    numbers = {"on_beat_after": 0.9, "skating_after_per_input": 0.01, "skating_before": 0.01, "drift_ms": [20.0, 90.0],
+               "out_of_reach": [{"clip": "walk.bvh", "needed": 1.31, "speed": 1.25, "fit": [0.8, 1.35]}]}
+    judged = verdict.of_sync(numbers)
+    assert judged.word == verdict.CHECK and "walk.bvh would need 1.31x" in judged.reasons[0]
+    assert "20 ms in the median, 90 ms at most; --max-stretch 0.8 1.35 would fit it" in judged.reasons[0]
 
 
 def test_irregular_keyposes_land_on_beats_with_the_stretch_in_bounds_and_the_end_on_a_beat():
