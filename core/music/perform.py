@@ -54,7 +54,7 @@ def _loop_sync(keys, strength, beats, duration, fps, max_stretch, seconds, per_b
     phase = _phase(keys * cycle_out / duration, strength, beat / max(ratio, 1.0))
     shifted = np.concatenate([[phase - beat], beats - beats[0] + phase])
     found = sync_module.sync_to_beats(keys, shifted[shifted >= 0.0], duration, fps, max_stretch, None, strength, name)
-    found.grid = sync_module.beat_grid(shifted, ratio)[0]
+    found.grid = sync_module.beat_grid(shifted, sync_module.division(ratio))[0]
     inner = found.anchors[(found.anchors[:, 0] > 1e-9) & (found.anchors[:, 0] < cycle_out - 1e-9)
                           & (found.anchors[:, 1] > 1e-9) & (found.anchors[:, 1] < duration - 1e-9)]
     anchors = np.concatenate([[[0.0, 0.0]], inner, [[cycle_out, duration]]])

@@ -165,8 +165,12 @@ def test_a_tempo_out_of_reach_is_danced_at_the_nearest_stretch(loopsmith, walker
     # 140 BPM: 1.24x at one keypose a beat, 0.83x at two to three beats, 0.62x at one every other beat: none in 0.9-1.1x
     song = write_wav(tmp_path / "song.wav", click_track(12.0, 140.0)[0])
     source = walker.animation_data.action
-    assert bpy.ops.loopsmith.sync_to_music(music_source="FILE", music_file=str(song), max_stretch_low=0.9,
-                                           max_stretch_high=1.1) == {"FINISHED"}  # was refused: outside the stretch allowed
+    try:  # was refused: outside the stretch allowed
+        outcome = bpy.ops.loopsmith.sync_to_music(music_source="FILE", music_file=str(song), max_stretch_low=0.9, max_stretch_high=1.1)
+    except RuntimeError as error:  # no sound strip without Audaspace
+        assert "cannot put" in str(error)
+        pytest.skip(f"bpy {bpy.app.version_string} cannot put a sound strip in the sequencer")
+    assert outcome == {"FINISHED"}
     assert walker.animation_data.action is not source and scene.loopsmith.music_sync.verdict == "CHECK"
 
 

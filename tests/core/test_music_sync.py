@@ -74,14 +74,25 @@ def test_motion_tempo_is_robust_to_one_missed_keypose():
     assert keyposes.motion_tempo(times, FPS) == pytest.approx(120.0)
 
 
+def test_two_keyposes_to_three_beats_where_no_simple_count_reaches():
+    keys = np.arange(12) * 0.5  # 120 keyposes per minute
+    beats = np.arange(40) * 60.0 / 160.0  # 160 BPM: 1.33x at one a beat, 0.67x at one every other beat, 0.89x at two to three
+    result = sync.sync_to_beats(keys, beats, 6.0, FPS, name="walk.bvh", seconds=8.0)  # was refused: outside the stretch allowed
+    (part,) = result.parts
+    assert part.ratio == pytest.approx(2 / 3) and part.speed == pytest.approx(0.889, abs=0.001) and part.needed is None
+    played = result.matched[~np.isnan(result.matched)]
+    half_beats = np.round(played / (60.0 / 160.0 / 2.0), 6)
+    assert len(played) >= 8 and np.allclose(half_beats, np.round(half_beats)) and set(np.diff(half_beats)) == {3.0}
+
+
 def test_a_tempo_out_of_reach_plays_at_the_nearest_stretch_and_names_what_would_fit():
     keys = np.arange(12) * 0.5  # 120 keyposes per minute
-    beats = np.arange(40) * 60.0 / 160.0  # 160 BPM: 1.33x, 0.67x or 2.67x
-    result = sync.sync_to_beats(keys, beats, 6.0, FPS, name="walk.bvh")  # was refused: outside the stretch allowed
+    beats = np.arange(40) * 60.0 / 160.0  # 160 BPM: 1.33x, 0.67x, 0.89x, 2x or 2.67x
+    result = sync.sync_to_beats(keys, beats, 6.0, FPS, (0.95, 1.05), name="walk.bvh")  # was refused
     (part,) = result.parts
-    assert part.name == "walk.bvh" and part.needed == pytest.approx(160 / 120) and part.speed == 1.25
-    assert part.fit == (0.8, 1.35) and result.stretch.max() <= 1.25 + 1e-9 and len(result.input_times) > 1
-    with pytest.raises(SyncError) as caught:  # a loop's cycle still needs its tempo within reach
+    assert part.name == "walk.bvh" and part.needed == pytest.approx(160 / 180) and part.speed == 0.95
+    assert part.fit == (0.85, 1.05) and result.stretch.min() >= 0.95 - 1e-9 and len(result.input_times) > 1
+    with pytest.raises(SyncError) as caught:  # a loop's cycle still needs its tempo within reach at 1, 2 or 1/2 a beat
         sync.choose_ratio(120.0, 160.0, name="walk.bvh")
     assert str(caught.value) == "walk.bvh would need 1.33x to meet 160 BPM, outside the stretch allowed (0.8-1.25x)"
     assert sync.choose_ratio(120.0, 160.0, (0.6, 1.5))[0] == 1.0  # within wider bounds it is reached

@@ -7,7 +7,7 @@ import pathlib
 import numpy as np
 
 from ....core.measure import verdict as verdicts
-from ....core.music import perform
+from ....core.music import perform, sync
 from ... import entries
 from ...contract import Row
 from ...html import charts, parts, player
@@ -227,7 +227,7 @@ def _tempi(music):
     seen = {}
     for part in music.get("parts") or [{"clip": "", "ratio": music["ratio"], "speed": music["speed"], "motion_bpm": music["motion_bpm"]}]:
         seen.setdefault((part["clip"], part["ratio"], part["speed"]), part)
-    return ", ".join(f'{"" if len(seen) == 1 else html.escape(part["clip"]) + ": "}{part["ratio"]:g} keypose(s) per beat at '
+    return ", ".join(f'{"" if len(seen) == 1 else html.escape(part["clip"]) + ": "}{sync.ratio_text(part["ratio"])} keypose(s) per beat at '
                      f'{part["speed"]:.2f}x (the motion {part["motion_bpm"]:g} per minute)' for part in seen.values())
 
 
