@@ -37,14 +37,15 @@ F_WINDOW = 0.07  # seconds: a detected beat within this of a reference beat is a
 @dataclass(frozen=True)
 class Beats:
     """Beats found in audio: ``tempo_bpm``, ``times`` (beats,) in seconds, the onset ``envelope`` (frames,) with
-    frame ``k`` at ``k / frame_rate`` seconds (for plotting) and ``confidence`` in [0, 1] (the envelope's
-    periodicity at the tempo)."""
+    frame ``k`` at ``k / frame_rate`` seconds (for plotting), ``confidence`` in [0, 1] (the envelope's periodicity at
+    the tempo) and ``peaks`` (frames,), the waveform: the largest absolute sample of each frame's hop (None when unknown)."""
 
     tempo_bpm: float
     times: np.ndarray
     envelope: np.ndarray
     frame_rate: float
     confidence: float
+    peaks: np.ndarray | None = None
 
     @property
     def frames(self) -> np.ndarray:
@@ -173,7 +174,7 @@ def beats_from_envelope(envelope: Envelope, source: object = "the audio", tightn
         raise NoSteadyBeat(source, f"{len(frames)} beats, fewer than one bar of {BAR}")
     positions = _from_the_start(_refine(frames, score), tempo.period, envelope.loudness)
     times = np.round(positions * envelope.hop) / envelope.rate  # to the sample
-    return Beats(tempo.bpm, times, values, envelope.frame_rate, tempo.confidence)
+    return Beats(tempo.bpm, times, values, envelope.frame_rate, tempo.confidence, envelope.peaks)
 
 
 def track_beats(audio: np.ndarray | Iterable[np.ndarray], rate: float, source: object = "the audio",

@@ -102,3 +102,23 @@ def test_the_page_plots_the_envelope_with_the_beats_and_plays_the_song(run):
     assert section.count("M", section.index('class="beat-marks"'), section.index('class="envelope"')) >= len(entries[song]["music"]["beats"])
     assert '<audio class="song" controls' in section and f'src="data:audio/{"ogg" if HAS_AUD else "wav"};base64,' in section
     assert 'class="beat-flash"' in section and ".beats-player" in section  # beats.js inlined with the section
+
+
+def test_a_reference_is_compared_and_drawn_over_the_waveform(tmp_path):
+    samples, truth = click_track(8.0)
+    song = write_wav(tmp_path / "clicks.wav", samples)
+    reference = tmp_path / "clicks.beats.txt"
+    reference.write_text("# annotated\n" + "".join(f"{t:.3f} {k % 4 + 1}\n" for k, t in enumerate(truth)))
+    done = run_loopsmith("beats", song, "--reference", reference, "-o", tmp_path / "out", "--quiet")
+    assert done.returncode == 0, done.stderr
+    entry = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"][-1]
+    assert entry["reference"]["f_measure"] == 1.0 and entry["reference"]["beats"] == [round(t, 3) for t in truth]
+    assert max(entry["waveform"]["values"]) == pytest.approx(np.abs(samples).max(), abs=0.01)  # the clicks' peaks
+    page = (tmp_path / "out" / "loopsmith_report.html").read_text()
+    assert 'aria-label="waveform with the beats"' in page and 'class="reference-marks"' in page and "F 1.00 at +-70 ms" in page
+    other = write_wav(tmp_path / "other.wav", samples)
+    done = run_loopsmith("beats", song, other, "--reference", reference, "-o", tmp_path / "two", "--quiet")
+    assert done.returncode == 2 and "compares one song's beats, and 2 songs are given" in done.stderr
+    reference.write_text("one\n")
+    done = run_loopsmith("beats", song, "--reference", reference, "-o", tmp_path / "bad", "--quiet")
+    assert done.returncode == 2 and f"--reference {reference}: line 1 is not a time in seconds" in done.stderr

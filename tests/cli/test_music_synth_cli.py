@@ -99,8 +99,12 @@ def test_a_song_fault_names_the_song_and_a_clip_fault_the_clip(mocap_dir, tmp_pa
     done = run_loopsmith("compose", walks[0], run, walks[1], "--music", song, "--max-stretch", "0.9", "1.1", "-o", tmp_path / "out",
                          "--quiet")
     assert done.returncode == 0, done.stderr
-    reasons = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"][-1]["music"]["verdict"]["reasons"]
+    music = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"][-1]["music"]
+    reasons = music["verdict"]["reasons"]
     assert any(reason.startswith("dataset-1_run_happy_001.bvh would need 1.1") for reason in reasons), reasons
+    waveform = np.array(music["waveform"]["values"])  # the song under the beats and keyposes: a click's peak on every beat
+    assert len(waveform) * music["waveform"]["step_s"] >= music["end_s"] - 0.1 and 0.5 < waveform.max() <= 1.0
+    assert 'class="waveform"' in (tmp_path / "out" / "loopsmith_report.html").read_text()
     done = run_loopsmith("compose", *walks, "--music", song, "--music-start", "25", "-o", tmp_path / "out", "--quiet")
     assert done.returncode == 1 and _one_line(done.stderr) == f"loopsmith: {song}: --music-start 25 s is past the end of the song (20.0 s long)"
     done = run_loopsmith("compose", *walks, "--music", tmp_path, "-o", tmp_path / "out", "--quiet")

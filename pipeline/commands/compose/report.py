@@ -63,7 +63,23 @@ def music_json(music):
              "visibility_before": [round(float(v), 3) for v in numbers["visibility_before"]],
              "visibility_after": [round(float(v), 3) for v in numbers["visibility_after"]]}
     block["verdict"] = verdicts.of_sync(block).to_json()
+    block["waveform"] = _waveform(music.song.beats, music.audio_start, result.end)
     return block
+
+
+WAVEFORM_POINTS = 560  # the song's waveform under the beats and keyposes: one peak per this share of the output
+
+
+def _waveform(beats, start, seconds):
+    """The song's waveform on the output's clock from 0 to ``seconds`` (the song from ``start``): ``{"step_s", "values"}``,
+    each value the largest absolute sample of its stretch, at most :data:`WAVEFORM_POINTS`; None without the peaks."""
+    if beats.peaks is None:
+        return None
+    first = int(round(start * beats.frame_rate))
+    peaks = np.asarray(beats.peaks, float)[first: first + int(np.ceil(seconds * beats.frame_rate)) + 1]
+    pool = max(1, int(np.ceil(len(peaks) / WAVEFORM_POINTS)))
+    pooled = np.pad(peaks, (0, -len(peaks) % pool)).reshape(-1, pool).max(axis=1) if len(peaks) else peaks
+    return {"step_s": round(pool / beats.frame_rate, 6), "values": [round(float(v), 3) for v in pooled]}
 
 
 def _played(entry, music):
@@ -184,14 +200,22 @@ def beats_svg(music, width=560):
     """The beats (grey lines) against the keyposes before the sync (played as captured, top row) and after (bottom row)."""
     end = max(music["end_s"], max(music["keyposes_before"], default=0.0), 1e-3)
     chart = charts.Chart("beats and keyposes", (0.0, end), (0.0, 2.0), "time in the output (s)", "", width=width, height=120)
+    waveform = music.get("waveform")
+    if waveform and waveform["values"]:  # the song under them, mirrored about the middle
+        peaks = 0.95 * np.asarray(waveform["values"]) / max(max(waveform["values"]), 1e-9)
+        times = np.arange(len(peaks)) * waveform["step_s"]
+        outline = " ".join(f"{chart.x(t):.1f},{chart.y(1.0 + v):.1f}" for t, v in zip(np.concatenate([times, times[::-1]]),
+                                                                                  np.concatenate([peaks, -peaks[::-1]])) if t <= end)
+        chart.parts.append(f'<polygon class="waveform" points="{outline}" fill="#ddd" stroke="none"/>')
     for beat in music["beats"]:
         chart.parts.append(f'<line class="beat" x1="{chart.x(beat):.1f}" x2="{chart.x(beat):.1f}" y1="{chart.TOP}" '
                            f'y2="{chart.TOP + chart.plot_height}" stroke="{BEAT}"/>')
     for row, key, colour in ((1.5, "keyposes_before", BEFORE), (0.5, "keyposes_after", AFTER)):
         chart.parts.extend(f'<circle class="{key.replace("_", "-")}" cx="{chart.x(t):.1f}" cy="{chart.y(row):.1f}" r="3.5" fill="{colour}">'
                            f'<title>{t:.3f} s</title></circle>' for t in music[key] if t <= end)
-    return chart.svg(y_axis=False) + charts.legend([(BEAT, "a beat", "line"), (BEFORE, "keypose before the sync (as captured)", "bar"),
-                                                    (AFTER, "keypose after the sync", "bar")])
+    shown = [("#ddd", "the song's waveform", "bar")] if music.get("waveform") else []
+    return chart.svg(y_axis=False) + charts.legend(shown + [(BEAT, "a beat", "line"), (BEFORE, "keypose before the sync (as captured)", "bar"),
+                                                            (AFTER, "keypose after the sync", "bar")])
 
 
 def offsets_svg(music, width=560, bins=20):
