@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import NoSteadyBeat
 from .audio import wav_blocks, wav_info
 from .onset import Envelope, onset_strength
-from .tempo import Tempo, estimate_tempo
+from .tempo import MAX_BPM, MIN_BPM, Tempo, estimate_tempo
 
 TIGHTNESS = 100.0  # weight of the log-interval deviation from the period in the transition cost
 MIN_CONFIDENCE = 0.4  # below this periodicity, audio with silent gaps is speech: synthesized speech reaches 0.31
@@ -38,7 +38,8 @@ F_WINDOW = 0.07  # seconds: a detected beat within this of a reference beat is a
 class Beats:
     """Beats found in audio: ``tempo_bpm``, ``times`` (beats,) in seconds, the onset ``envelope`` (frames,) with
     frame ``k`` at ``k / frame_rate`` seconds (for plotting), ``confidence`` in [0, 1] (the envelope's periodicity at
-    the tempo) and ``peaks`` (frames,), the waveform: the largest absolute sample of each frame's hop (None when unknown)."""
+    the tempo), ``peaks`` (frames,), the waveform: the largest absolute sample of each frame's hop (None when unknown),
+    and ``other_bpm``, the half or double tempo the pulse may be heard at instead (0 when unknown)."""
 
     tempo_bpm: float
     times: np.ndarray
@@ -46,6 +47,7 @@ class Beats:
     frame_rate: float
     confidence: float
     peaks: np.ndarray | None = None
+    other_bpm: float = 0.0
 
     @property
     def frames(self) -> np.ndarray:
@@ -152,6 +154,21 @@ def _from_the_start(positions: np.ndarray, period: float, loudness: np.ndarray |
     return positions
 
 
+def other_level(frames: np.ndarray, score: np.ndarray, bpm: float) -> float:
+    """The tempo (BPM) the pulse of beats at ``frames`` (beats,) may be heard at instead: double ``bpm`` when the local
+    ``score`` (frames,) halfway between beats is stronger, relative to the beats', than the difference between every other
+    beat and the rest (which makes the half tempo), else half; the one left within :data:`~.tempo.MIN_BPM`-:data:`~.tempo.MAX_BPM`."""
+    if len(frames) < 4:
+        return 0.0
+    on = score[frames]
+    between = score[(frames[1:] + frames[:-1]) // 2]
+    strength = max(float(on.mean()), 1e-12)
+    double = float(between.mean()) / strength
+    half = abs(float(on[0::2].mean() - on[1::2].mean())) / strength
+    levels = [level for level in ((2.0 * bpm, double), (0.5 * bpm, half)) if MIN_BPM <= level[0] <= MAX_BPM]
+    return max(levels, key=lambda level: level[1])[0] if levels else 0.0
+
+
 def beats_from_envelope(envelope: Envelope, source: object = "the audio", tightness: float = TIGHTNESS,
                         min_confidence: float = MIN_CONFIDENCE) -> Beats:
     """Track the beats in an onset ``envelope``; ``source`` names the audio in errors.
@@ -174,7 +191,8 @@ def beats_from_envelope(envelope: Envelope, source: object = "the audio", tightn
         raise NoSteadyBeat(source, f"{len(frames)} beats, fewer than one bar of {BAR}")
     positions = _from_the_start(_refine(frames, score), tempo.period, envelope.loudness)
     times = np.round(positions * envelope.hop) / envelope.rate  # to the sample
-    return Beats(tempo.bpm, times, values, envelope.frame_rate, tempo.confidence, envelope.peaks)
+    return Beats(tempo.bpm, times, values, envelope.frame_rate, tempo.confidence, envelope.peaks,
+                 other_level(frames, score, tempo.bpm))
 
 
 def track_beats(audio: np.ndarray | Iterable[np.ndarray], rate: float, source: object = "the audio",

@@ -113,6 +113,7 @@ def test_a_reference_is_compared_and_drawn_over_the_waveform(tmp_path):
     assert done.returncode == 0, done.stderr
     entry = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"][-1]
     assert entry["reference"]["f_measure"] == 1.0 and entry["reference"]["beats"] == [round(t, 3) for t in truth]
+    assert entry["music"]["other_bpm"] in (pytest.approx(60.0, rel=0.02), pytest.approx(240.0, rel=0.02)) and "the pulse may be heard at" in (tmp_path / "out" / "loopsmith_report.html").read_text()
     assert max(entry["waveform"]["values"]) == pytest.approx(np.abs(samples).max(), abs=0.01)  # the clicks' peaks
     page = (tmp_path / "out" / "loopsmith_report.html").read_text()
     assert 'aria-label="waveform with the beats"' in page and 'class="reference-marks"' in page and "F 1.00 at +-70 ms" in page

@@ -105,6 +105,8 @@ def test_a_song_fault_names_the_song_and_a_clip_fault_the_clip(mocap_dir, tmp_pa
     waveform = np.array(music["waveform"]["values"])  # the song under the beats and keyposes: a click's peak on every beat
     assert len(waveform) * music["waveform"]["step_s"] >= music["end_s"] - 0.1 and 0.5 < waveform.max() <= 1.0
     assert 'class="waveform"' in (tmp_path / "out" / "loopsmith_report.html").read_text()
+    assert music["other_bpm"] in (pytest.approx(60.0, rel=0.02), pytest.approx(240.0, rel=0.02))  # the pulse's other level
+    assert all(part["danced_bpm"] == pytest.approx(part["ratio"] * 120.0, rel=0.02) for part in music["parts"])
     done = run_loopsmith("compose", *walks, "--music", song, "--music-start", "25", "-o", tmp_path / "out", "--quiet")
     assert done.returncode == 1 and _one_line(done.stderr) == f"loopsmith: {song}: --music-start 25 s is past the end of the song (20.0 s long)"
     done = run_loopsmith("compose", *walks, "--music", tmp_path, "-o", tmp_path / "out", "--quiet")

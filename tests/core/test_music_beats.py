@@ -86,6 +86,16 @@ def test_a_weak_beat_is_tracked_with_its_low_confidence(attack):
     assert beats.confidence < 0.55 and beats.tempo_bpm == pytest.approx(bpm, rel=0.04)
 
 
+def test_the_pulse_heard_at_double_or_half_speed_is_named():
+    samples, _ = kick_snare(100.0, 12.0)  # hi-hats halfway between the beats
+    assert track_beats(samples, RATE).other_bpm == pytest.approx(200.0, rel=0.02)
+    accented, truth = clicks(120.0, 12.0)
+    quiet = np.ones(len(accented))
+    for beat in truth[1::2]:  # every other click at a fifth of the loudness: the bar's pulse at half speed
+        quiet[int(beat * RATE): int((beat + 0.02) * RATE)] = 0.2
+    assert track_beats(accented * quiet, RATE).other_bpm == pytest.approx(60.0, rel=0.02)
+
+
 def test_the_dynamic_program_follows_the_period_where_the_envelope_is_silent():
     score = np.zeros(400)
     score[10:400:20] = 1.0

@@ -52,7 +52,7 @@ def beats_entry(path, song, beats, targets, page_folder, reference=None):
     :class:`~...core.music.beats.Beats`) written to ``targets``; ``page_folder``: where the report page goes; ``reference``:
     beat times (seconds) to compare with, or None."""
     duration = len(beats.envelope) / beats.frame_rate
-    music = {"tempo_bpm": round(float(beats.tempo_bpm), 2), "beats": entries.rounded(beats.times, 3),
+    music = {"tempo_bpm": round(float(beats.tempo_bpm), 2), "other_bpm": round(float(beats.other_bpm), 2), "beats": entries.rounded(beats.times, 3),
              "confidence": round(float(beats.confidence), 3), "duration_s": round(duration, 3),
              "rate": int(song.rate) if float(song.rate).is_integer() else round(float(song.rate), 3)}
     entry = {"file": str(path), "armature": "", "status": "ok", "outputs": [str(target) for target in targets], "seconds": 0.0,
@@ -176,7 +176,8 @@ def section(entry):
     reference = entry.get("reference")
     against = (f" Against the reference's {len(reference['beats'])} beats: F {reference['f_measure']:.2f} at +-70 ms."
                if reference else "")
-    facts = (f"<p>{music['tempo_bpm']:.1f} BPM: {len(beats)} beats over {music['duration_s']:.1f} s{first} "
+    other = f" (the pulse may be heard at {music['other_bpm']:.1f} BPM too)" if music.get("other_bpm") else ""
+    facts = (f"<p>{music['tempo_bpm']:.1f} BPM{other}: {len(beats)} beats over {music['duration_s']:.1f} s{first} "
              f"(confidence {music['confidence']:.2f}; {music['rate']:g} Hz).{against} {parts.outputs_html(entry)}</p>")
     data = json.dumps(beats, separators=(",", ":"))
     long = entry["envelope"].get("seconds", music["duration_s"]) < music["duration_s"] - 1e-3 and len(beats) >= 3

@@ -50,8 +50,10 @@ def music_json(music):
              "tempo_bpm": round(float(music.song.beats.tempo_bpm), 2), "confidence": round(float(music.song.beats.confidence), 3),
              "beats": [round(float(b), 4) for b in music.beats], "grid": [round(float(g), 4) for g in result.grid if -1e-9 <= g <= result.end + 1e-6],
              "ratio": result.ratio, "speed": round(result.speed, 4), "motion_bpm": round(result.motion_bpm, 2), "end_s": round(result.end, 4),
+             "other_bpm": round(float(music.song.beats.other_bpm), 2),
              "parts": [{"clip": part.name, "first_s": round(part.first, 4), "ratio": part.ratio, "speed": round(part.speed, 4),
-                        "motion_bpm": round(part.motion_bpm, 2)} for part in result.parts],
+                        "motion_bpm": round(part.motion_bpm, 2), "danced_bpm": round(part.ratio * result.song_bpm, 2)}
+                       for part in result.parts],
              "max_stretch": [float(b) for b in music.bounds], "stretch_range": [round(v, 4) for v in numbers["stretch_range"]],
              "stretch": [round(float(v), 4) for v in result.stretch[::step]], "stretch_step": step,
              "offsets_before_frames": [round(float(v) * fps, 2) for v in before], "offsets_after_frames": [round(float(v) * fps, 2) for v in after],
@@ -252,7 +254,16 @@ def _tempi(music):
     for part in music.get("parts") or [{"clip": "", "ratio": music["ratio"], "speed": music["speed"], "motion_bpm": music["motion_bpm"]}]:
         seen.setdefault((part["clip"], part["ratio"], part["speed"]), part)
     return ", ".join(f'{"" if len(seen) == 1 else html.escape(part["clip"]) + ": "}{sync.ratio_text(part["ratio"])} keypose(s) per beat at '
-                     f'{part["speed"]:.2f}x (the motion {part["motion_bpm"]:g} per minute)' for part in seen.values())
+                     f'{part["speed"]:.2f}x (the motion {part["motion_bpm"]:g} per minute{_danced(music, part)})' for part in seen.values())
+
+
+def _danced(music, part):
+    """Which level of the song's pulse a part dances to, when it is the half or double tempo rather than the beat's."""
+    danced = part.get("danced_bpm")
+    if danced is None or part["ratio"] not in (0.5, 2.0):
+        return ""
+    other = f"; the song's pulse is also heard at {music['other_bpm']:g} BPM" if music.get("other_bpm") else ""
+    return f", dancing to the pulse at {danced:g} BPM, the beat's {music['tempo_bpm']:g}{other}"
 
 
 def music_section(entry):
