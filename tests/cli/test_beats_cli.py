@@ -57,7 +57,7 @@ def test_a_click_track_gives_its_tempo_and_beats(run):
     assert abs(music["tempo_bpm"] / CLICK_BPM - 1) < 0.01, music["tempo_bpm"]
     found = np.array(music["beats"])
     errors = np.abs(found[:, None] - truth[None, :]).min(axis=1)
-    assert errors.max() < 0.020, errors.max()
+    assert errors.max() < 0.008, errors.max()  # between the envelope's frames, to the sample (on the 23 ms hop: up to 12 ms)
     assert len(found) >= len(truth) - 2  # every beat but perhaps one at either end
     listed = [float(line) for line in (out / "clicks_beats.txt").read_text().split()]
     assert listed == music["beats"]
@@ -75,7 +75,7 @@ def test_the_house_loop_is_at_librosa_s_tempo_with_every_field(run):
     assert set(music) == {"tempo_bpm", "other_bpm", "beats", "confidence", "duration_s", "rate"}
     assert abs(music["tempo_bpm"] / HOUSE_BPM - 1) < 0.04, music["tempo_bpm"]
     assert music["rate"] == 11025 and abs(music["duration_s"] - 7.1) < 0.1 and 0.4 <= music["confidence"] <= 1
-    assert all(round(beat, 3) == beat for beat in music["beats"]) and music["beats"] == sorted(music["beats"])
+    assert all(round(beat, 6) == beat for beat in music["beats"]) and music["beats"] == sorted(music["beats"])
     assert entry["verdict"]["word"] == "GOOD"
     assert sorted(pathlib.Path(path).name for path in entry["outputs"]) == ["house_lo_beats.json", "house_lo_beats.txt"]
 

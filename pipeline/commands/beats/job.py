@@ -50,7 +50,7 @@ def _text(target, entry):
     """A beat list: a beat time per line in seconds (txt), or the song's tempo, beats and confidence (json)."""
     music = entry["music"]
     if pathlib.Path(target).suffix == ".txt":
-        return "".join(f"{time:.3f}\n" for time in music["beats"])
+        return "".join(f"{time:.6f}\n" for time in music["beats"])
     return json.dumps({"song": entry["file"], **music}, indent=1) + "\n"
 
 

@@ -52,7 +52,8 @@ def beats_entry(path, song, beats, targets, page_folder, reference=None):
     :class:`~...core.music.beats.Beats`) written to ``targets``; ``page_folder``: where the report page goes; ``reference``:
     beat times (seconds) to compare with, or None."""
     duration = len(beats.envelope) / beats.frame_rate
-    music = {"tempo_bpm": round(float(beats.tempo_bpm), 2), "other_bpm": round(float(beats.other_bpm), 2), "beats": entries.rounded(beats.times, 3),
+    music = {"tempo_bpm": round(float(beats.tempo_bpm), 2), "other_bpm": round(float(beats.other_bpm), 2),
+             "beats": entries.rounded(beats.times, 6),  # to the microsecond: the sample a beat falls on
              "confidence": round(float(beats.confidence), 3), "duration_s": round(duration, 3),
              "rate": int(song.rate) if float(song.rate).is_integer() else round(float(song.rate), 3)}
     entry = {"file": str(path), "armature": "", "status": "ok", "outputs": [str(target) for target in targets], "seconds": 0.0,
