@@ -158,18 +158,19 @@ def _recording(librosa, path):
     return samples, rate, annotations, theirs
 
 
-def _song_sync_row(name, composed, beats, seconds):
-    """One composition synced to a recording's beats: on the beat within a frame and 70 ms, the sharpest junction, the verdict."""
+def _song_sync_row(name, composed, found, seconds):
+    """One composition synced to a recording's beats (``found``: its Beats): on the beat within a frame and 70 ms, the sharpest
+    junction, the verdict."""
     try:
-        numbers, result, _ = _synced(composed, beats, seconds, sync.MAX_STRETCH)
+        numbers, result, _ = _synced(composed, found.times, seconds, sync.MAX_STRETCH)
     except SyncError as error:
         print(f"      {name:<16} not made: {error}")
         return
     near = sync.on_beat_fraction(np.array(numbers["keyposes_after"]), result.grid, 0.07)
     sharpest = max(numbers["visibility_after"], default=0.0)
-    judged = verdict.of_sync(numbers)
+    judged = verdict.of_sync({**numbers, "confidence": found.confidence})
     print(f"      {name:<16} {numbers['on_beat_after']:>4.0%} within a frame, {near:>4.0%} within 70 ms, "
-          f"sharpest junction {sharpest:.2f}x its clips', {judged.word}" + (f" ({judged.reasons[-1]})" if numbers["out_of_reach"] else ""))
+          f"sharpest junction {sharpest:.2f}x its clips', {judged.word}" + (f" ({'; '.join(judged.reasons)})" if judged.reasons else ""))
 
 
 def corpus_rows(librosa):
@@ -197,7 +198,7 @@ def corpus_rows(librosa):
         print(f"  {path.name:<24} {beats.tempo_bpm:6.1f} BPM (confidence {beats.confidence:.2f}), F {f_measure(beats.times, reference):.2f} "
               f"against {against}, {took * 1000:.0f} ms; librosa's F {theirs_f}")
         for name, composition in composed.items():
-            _song_sync_row(name, composition, beats.times, len(samples) / rate)
+            _song_sync_row(name, composition, beats, len(samples) / rate)
 
 
 def speed_rows():

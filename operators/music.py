@@ -180,7 +180,7 @@ class LOOPSMITH_OT_sync_to_music(bpy.types.Operator):
                                f"action '{source.name}'")
             step()
             written = write_back(scene, obj, source, float(clip.frames[0]), playback, song, beats.times, synced, bool(self.loop_bars))
-        word = verdict.of_sync(synced.numbers)
+        word = verdict.of_sync({**synced.numbers, "confidence": beats.confidence})
         store_result(scene.loopsmith.music_sync, written, song, beats, synced, word.word)
         numbers = synced.numbers
         self.report({"INFO"} if word.word == verdict.GOOD else {"WARNING"},

@@ -232,3 +232,10 @@ def test_the_songs_tempo_averages_hop_rounding_and_survives_two_tempos():
     assert sync.song_tempo(beats) == pytest.approx(90.0, abs=0.05)
     assert sync.song_tempo([0.0, 0.5, 1.5]) == pytest.approx(80.0) and sync.song_tempo([0.0, 0.5, 1.0, 2.0, 3.0]) == pytest.approx(80.0)
     assert sync.song_tempo([1.0]) == 0.0
+
+
+def test_a_performance_to_a_weak_beat_is_checked():
+    numbers = {"on_beat_after": 1.0, "skating_after_per_input": 0.01, "skating_before": 0.01, "confidence": 0.3}
+    judged = verdict.of_sync(numbers)
+    assert judged.word == verdict.CHECK and judged.reasons[0].startswith("beat confidence 0.30 is below 0.55")
+    assert verdict.of_sync({**numbers, "confidence": 0.7}).word == verdict.GOOD

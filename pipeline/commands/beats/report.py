@@ -16,7 +16,6 @@ from ...contract import Row
 from ...html import parts
 from ...html.charts import Chart, legend, LOOP, RAW, SEAM
 
-GOOD_CONFIDENCE = 0.55  # periodicity at the tempo: music reaches 0.6-0.85; below this the beat is weak or changes
 PLOT_POINTS = 1600  # envelope points kept for the chart: a longer envelope keeps each stretch's peak
 DETAIL_SECONDS = 30.0  # a longer song's envelope is drawn over its first this many seconds (its beats stay apart), its tempo over all of it
 EMBED_BYTES = 20 * 2 ** 20  # a song up to this size plays from the page itself; a larger one is linked beside it
@@ -41,10 +40,9 @@ def _envelope(values, frame_rate, digits=2):
 
 
 def judge(entry, confidence):
-    """The verdict: GOOD for a steady beat found with a confidence of :data:`GOOD_CONFIDENCE` or more, else CHECK."""
-    concerns = () if confidence >= GOOD_CONFIDENCE else (
-        f"beat confidence {confidence:.2f} is below {GOOD_CONFIDENCE:g}: a weak or changing beat (listen to the beats flashing)",)
-    return entries.judged(entry, verdicts.judge([], concerns=concerns))
+    """The verdict: GOOD for a steady beat found with a confidence of :data:`...core.measure.verdict.BEAT_CONFIDENCE_GOOD`
+    or more, else CHECK."""
+    return entries.judged(entry, verdicts.judge([], concerns=verdicts.weak_beat(confidence)))
 
 
 def beats_entry(path, song, beats, targets, page_folder, reference=None):
