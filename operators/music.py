@@ -180,13 +180,13 @@ class LOOPSMITH_OT_sync_to_music(bpy.types.Operator):
                                f"action '{source.name}'")
             step()
             written = write_back(scene, obj, source, float(clip.frames[0]), playback, song, beats.times, synced, bool(self.loop_bars))
-        word = verdict.of_sync(synced.numbers)
+        word = verdict.of_sync({**synced.numbers, "confidence": beats.confidence})
         store_result(scene.loopsmith.music_sync, written, song, beats, synced, word.word)
         numbers = synced.numbers
         self.report({"INFO"} if word.word == verdict.GOOD else {"WARNING"},
                     f"Synced '{source.name}' to {song.name} ({beats.tempo_bpm:.1f} BPM) into '{written.name}': "
                     f"{numbers['on_beat_after']:.0%} of the keyposes on the beat (before {numbers['on_beat_before']:.0%}), "
-                    f"{synced.sync.ratio:g} per beat, speed {numbers['stretch_range'][0]:.2f}-{numbers['stretch_range'][1]:.2f}x: {word.word}"
+                    f"{sync.ratio_text(synced.sync.ratio)} per beat, speed {numbers['stretch_range'][0]:.2f}-{numbers['stretch_range'][1]:.2f}x: {word.word}"
                     + "".join(f"; {reason}" for reason in word.reasons))
         return {"FINISHED"}
 

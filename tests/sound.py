@@ -115,6 +115,19 @@ def song(bpm=128.0, seconds=30.0):
     return out, beats
 
 
+def soft_chords(bpm=84.0, seconds=12.0, attack=0.03, seed=0):
+    """A new chord on every beat, swelling in over ``attack`` s and dying away, over a quiet hiss that never stops:
+    music whose beat is weak (periodicity 0.2-0.35), without the gaps of speech."""
+    beats = _grid(bpm, seconds, 0.4)
+    out = 0.02 * np.convolve(np.random.default_rng(seed).standard_normal(int(seconds * RATE)), np.ones(8) / 8, mode="same")
+    t = np.arange(int(60.0 / bpm * RATE)) / RATE
+    for k, start in enumerate(beats):
+        root = (196.0, 220.0, 246.9, 174.6)[k % 4]
+        tone = sum(np.sin(2 * np.pi * root * ratio * t) / ratio for ratio in (1, 1.5, 2, 3))
+        _place(out, [start], 0.15 * np.minimum(1, t / attack) * np.exp(-t / 0.6) * tone, 1.0)
+    return out, beats
+
+
 def speech_like(seconds=20.0, seed=5):
     """Amplitude-modulated noise and voiced buzz in syllables of irregular lengths and gaps, phrases apart."""
     rng = np.random.default_rng(seed)

@@ -12,6 +12,7 @@ import math
 import bpy
 
 from ..bridge.clip_io import action_problem
+from ..core.music.sync import ratio_text
 from ..properties import chosen_candidate, chosen_transition_point, GRAPH_TEXT, stale_candidates, stale_transition_points
 from . import layout as draw
 
@@ -246,7 +247,7 @@ def draw_music_result(layout, result):
         return
     icon = {"GOOD": "CHECKMARK", "CHECK": "ERROR"}.get(result.verdict, "CANCEL")
     layout.label(text=f"'{result.action}': {result.song}", icon="SOUND")
-    layout.label(text=f"{result.tempo_bpm:.1f} BPM, {result.ratio:g} keypose{'s' if result.ratio != 1 else ''} per beat, "
+    layout.label(text=f"{result.tempo_bpm:.1f} BPM, {ratio_text(result.ratio)} keypose{'s' if result.ratio != 1 else ''} per beat, "
                       f"speed {result.stretch_low:.2f}-{result.stretch_high:.2f}x")
     layout.label(text=f"On the beat: {result.on_beat_after:.0%} (before {result.on_beat_before:.0%}, chance {result.on_beat_chance:.0%}): "
                       f"{result.verdict}", icon=icon)

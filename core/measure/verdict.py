@@ -156,17 +156,42 @@ def of_dropped_turn(degrees: float, bone: str) -> Verdict:
     return Verdict(CHECK if degrees <= DROPPED_TURN_SEEN else VISIBLE, (reason,))
 
 
+BEAT_CONFIDENCE_GOOD = 0.55  # a song's periodicity at its tempo: music reaches 0.6-0.85; below this its beat is weak or changes
 ON_BEAT_GOOD = 0.8  # the share of a performance's keyposes within a frame of a beat from which its sync to a song is GOOD
+
+
+def weak_beat(confidence: float | None) -> tuple[str, ...]:
+    """The concern of a song whose beat ``confidence`` is under :data:`BEAT_CONFIDENCE_GOOD` (none without it)."""
+    if confidence is None or confidence >= BEAT_CONFIDENCE_GOOD:
+        return ()
+    return (f"beat confidence {confidence:.2f} is below {BEAT_CONFIDENCE_GOOD:g}: a weak or changing beat (listen whether the "
+            f"beats found are the ones heard)",)
+
+
+def _out_of_reach(parts, drift) -> tuple[str, ...]:
+    """The concern of the clips played at the nearest stretch allowed (``parts``: ``{"clip", "needed", "speed", "fit"}``),
+    with how far the keyposes land off the beats (``drift``: median and most, ms) and the ``--max-stretch`` that holds all."""
+    if not parts:
+        return ()
+    low, high = min(part["fit"][0] for part in parts), max(part["fit"][1] for part in parts)
+    clips = "; ".join(f"{part['clip']} would need {part['needed']:.2f}x to meet the song's tempo, plays at {part['speed']:.2f}x"
+                      for part in parts)
+    return (f"{clips} (the nearest the stretch allows): its keyposes land off the beats by {drift[0]:.0f} ms in the median, "
+            f"{drift[1]:.0f} ms at most; --max-stretch {low:g} {high:g} would fit it",)
 
 
 def of_sync(numbers: dict) -> Verdict:
     """The verdict of a performance retimed to a song, from its numbers by name: ``on_beat_after`` (the share of keyposes
-    within a frame of a beat: CHECK under :data:`ON_BEAT_GOOD`), the toe skating per input second after
+    within a frame of a beat: CHECK under :data:`ON_BEAT_GOOD`), the clips out of the stretch's reach (``out_of_reach``,
+    with the keyposes' ``drift_ms``: CHECK, naming the ``--max-stretch`` that would fit), the song's beat ``confidence`` when
+    given (CHECK under :data:`BEAT_CONFIDENCE_GOOD`), the toe skating per input second after
     (``skating_after_per_input``) against ``skating_before`` (m/s), and when measured the junctions' sharpest frames after
     (``visibility_after``) against before (``visibility_before``)."""
     on_beat = numbers["on_beat_after"]
     concerns = () if on_beat >= ON_BEAT_GOOD else (
         f"only {on_beat:.0%} of the keyposes land within a frame of a beat (GOOD from {ON_BEAT_GOOD:.0%})",)
+    concerns += _out_of_reach(numbers.get("out_of_reach") or (), numbers.get("drift_ms") or [0.0, 0.0])
+    concerns += weak_beat(numbers.get("confidence"))
     measures = [Measure("toe skating after the sync", numbers["skating_after_per_input"], numbers["skating_before"], "m/s", NEGLIGIBLE_SKATING)]
     if numbers.get("visibility_after"):
         measures.insert(0, Measure("sharpest junction frame after the sync", max(numbers["visibility_after"]),

@@ -6,7 +6,12 @@ frame's cumulative score is its local score plus the best, over earlier frames h
 of their cumulative score minus ``tightness * log(interval / period) ** 2``; the beats are the backtrace from the
 last strong peak of the cumulative score (a sequence starts afresh wherever no predecessor adds to the score),
 without the weak beats before the music starts and after it ends. Since every candidate predecessor lies at least half a period back, the frames of one half period are scored
-together as one (frames, candidates) array.
+together as one (frames, candidates) array. Each beat is then placed between envelope frames, at the peak of a
+parabola through its local score, and rounded to the sample; the grid is carried back to a beat at the very start
+when the music sounds there.
+
+Music is never refused for a weak beat (its low confidence says so); only silence, noise (no periodicity at all)
+and speech (little periodicity, and silent gaps between the sounds, which music does not have) are.
 """
 
 import os
@@ -18,10 +23,13 @@ import numpy as np
 from ..errors import NoSteadyBeat
 from .audio import wav_blocks, wav_info
 from .onset import Envelope, onset_strength
-from .tempo import Tempo, estimate_tempo
+from .tempo import MAX_BPM, MIN_BPM, Tempo, estimate_tempo
 
 TIGHTNESS = 100.0  # weight of the log-interval deviation from the period in the transition cost
-MIN_CONFIDENCE = 0.4  # below this periodicity there is no steady beat: synthesized speech reaches 0.31, music 0.6-0.85
+MIN_CONFIDENCE = 0.4  # below this periodicity, audio with silent gaps is speech: synthesized speech reaches 0.31
+NOISE_CONFIDENCE = 0.12  # below this there is no beat at all: noise 0.02-0.06, read speech 0.04-0.19, real music 0.2-0.85
+GAP_DB = 30.0  # a window this far below the loud ones (their 95th percentile) is a gap between sounds
+SPEECH_GAPS = 0.05  # share of gaps between the first and last sound from which weakly periodic audio is speech, not music
 BAR = 4  # beats: audio shorter than one bar has no beat to track
 F_WINDOW = 0.07  # seconds: a detected beat within this of a reference beat is a hit
 
@@ -29,14 +37,17 @@ F_WINDOW = 0.07  # seconds: a detected beat within this of a reference beat is a
 @dataclass(frozen=True)
 class Beats:
     """Beats found in audio: ``tempo_bpm``, ``times`` (beats,) in seconds, the onset ``envelope`` (frames,) with
-    frame ``k`` at ``k / frame_rate`` seconds (for plotting) and ``confidence`` in [0, 1] (the envelope's
-    periodicity at the tempo)."""
+    frame ``k`` at ``k / frame_rate`` seconds (for plotting), ``confidence`` in [0, 1] (the envelope's periodicity at
+    the tempo), ``peaks`` (frames,), the waveform: the largest absolute sample of each frame's hop (None when unknown),
+    and ``other_bpm``, the half or double tempo the pulse may be heard at instead (0 when unknown)."""
 
     tempo_bpm: float
     times: np.ndarray
     envelope: np.ndarray
     frame_rate: float
     confidence: float
+    peaks: np.ndarray | None = None
+    other_bpm: float = 0.0
 
     @property
     def frames(self) -> np.ndarray:
@@ -100,12 +111,70 @@ def _trim(beats: np.ndarray, score: np.ndarray) -> np.ndarray:
     return beats[(beats >= strong[0]) & (beats <= strong[-1])]
 
 
+def gap_share(loudness: np.ndarray | None) -> float:
+    """The share of the windows between the first and the last sound that are gaps: :data:`GAP_DB` below the loud
+    windows' level (their 95th percentile). 0 for music, which sounds on; 0.1-0.5 for speech. ``loudness`` (frames,)
+    in dB; 0 without it."""
+    if loudness is None or len(loudness) == 0:
+        return 0.0
+    quiet = loudness < np.percentile(loudness, 95) - GAP_DB
+    sounding = np.flatnonzero(~quiet)
+    return float(quiet[sounding[0]: sounding[-1] + 1].mean()) if len(sounding) else 1.0
+
+
+def _refuse_without_beat(envelope: Envelope, tempo: Tempo, source: object, min_confidence: float) -> None:
+    """Raise :class:`NoSteadyBeat` for noise (no periodicity) and for speech (weak periodicity and gaps)."""
+    if tempo.confidence < NOISE_CONFIDENCE:
+        raise NoSteadyBeat(source, f"periodicity {tempo.confidence:.2f} below {NOISE_CONFIDENCE:.2f}: noise or speech")
+    gaps = gap_share(envelope.loudness)
+    if tempo.confidence < min_confidence and gaps >= SPEECH_GAPS:
+        raise NoSteadyBeat(source, f"periodicity {tempo.confidence:.2f} below {min_confidence:.2f} and {gaps:.0%} of it "
+                                   f"silent between sounds: speech")
+
+
+def _refine(frames: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Fractional beat positions (beats,) in frames: each beat frame moved to the peak of the parabola through its
+    local ``score`` and its neighbours' (at most half a frame; not moved where the score is not a peak)."""
+    inner = (frames > 0) & (frames < len(score) - 1)
+    offsets = np.zeros(len(frames))
+    left, middle, right = (score[np.clip(frames + step, 0, len(score) - 1)] for step in (-1, 0, 1))
+    curvature = left - 2.0 * middle + right
+    peak = inner & (curvature < 0)
+    offsets[peak] = 0.5 * (left - right)[peak] / curvature[peak]
+    return frames + np.clip(offsets, -0.5, 0.5)
+
+
+def _from_the_start(positions: np.ndarray, period: float, loudness: np.ndarray | None) -> np.ndarray:
+    """``positions`` (beats,) in frames with the beat one ``period`` before the first added where it falls at the very
+    start (no earlier than a sixth of a period before frame 0, placed at 0) and the audio sounds there."""
+    earlier = positions[0] - period if len(positions) else -np.inf
+    sounding = loudness is None or loudness[0] > np.percentile(loudness, 95) - GAP_DB
+    if -period / 6.0 <= earlier < period / 2.0 and sounding:
+        return np.concatenate([[max(earlier, 0.0)], positions])
+    return positions
+
+
+def other_level(frames: np.ndarray, score: np.ndarray, bpm: float) -> float:
+    """The tempo (BPM) the pulse of beats at ``frames`` (beats,) may be heard at instead: double ``bpm`` when the local
+    ``score`` (frames,) halfway between beats is stronger, relative to the beats', than the difference between every other
+    beat and the rest (which makes the half tempo), else half; the one left within :data:`~.tempo.MIN_BPM`-:data:`~.tempo.MAX_BPM`."""
+    if len(frames) < 4:
+        return 0.0
+    on = score[frames]
+    between = score[(frames[1:] + frames[:-1]) // 2]
+    strength = max(float(on.mean()), 1e-12)
+    double = float(between.mean()) / strength
+    half = abs(float(on[0::2].mean() - on[1::2].mean())) / strength
+    levels = [level for level in ((2.0 * bpm, double), (0.5 * bpm, half)) if MIN_BPM <= level[0] <= MAX_BPM]
+    return max(levels, key=lambda level: level[1])[0] if levels else 0.0
+
+
 def beats_from_envelope(envelope: Envelope, source: object = "the audio", tightness: float = TIGHTNESS,
                         min_confidence: float = MIN_CONFIDENCE) -> Beats:
     """Track the beats in an onset ``envelope``; ``source`` names the audio in errors.
 
-    Raises :class:`NoSteadyBeat` for silence, for an envelope without periodicity (confidence below
-    ``min_confidence``: speech, noise) and for audio shorter than one bar of four beats.
+    Raises :class:`NoSteadyBeat` for silence, for noise and speech (see :func:`_refuse_without_beat`) and for audio
+    shorter than one bar of four beats. A weak beat is tracked: its low confidence says how weak.
     """
     values = envelope.values
     if len(values) < 3 or not np.any(values > 0):
@@ -114,14 +183,16 @@ def beats_from_envelope(envelope: Envelope, source: object = "the audio", tightn
     if len(values) < BAR * tempo.period:
         raise NoSteadyBeat(source, f"{envelope.seconds:.2f} s is shorter than one bar of {BAR} beats at "
                                    f"{tempo.bpm:.0f} BPM")
-    if tempo.confidence < min_confidence:
-        raise NoSteadyBeat(source, f"periodicity {tempo.confidence:.2f} below {min_confidence:.2f}: noise or speech")
+    _refuse_without_beat(envelope, tempo, source, min_confidence)
     score = local_score(values, tempo.period)
     cumulative, backlink = dynamic_program(score, tempo.period, tightness)
     frames = _trim(_backtrace(cumulative, backlink), score)
     if len(frames) < BAR:
         raise NoSteadyBeat(source, f"{len(frames)} beats, fewer than one bar of {BAR}")
-    return Beats(tempo.bpm, frames / envelope.frame_rate, values, envelope.frame_rate, tempo.confidence)
+    positions = _from_the_start(_refine(frames, score), tempo.period, envelope.loudness)
+    times = np.round(positions * envelope.hop) / envelope.rate  # to the sample
+    return Beats(tempo.bpm, times, values, envelope.frame_rate, tempo.confidence, envelope.peaks,
+                 other_level(frames, score, tempo.bpm))
 
 
 def track_beats(audio: np.ndarray | Iterable[np.ndarray], rate: float, source: object = "the audio",

@@ -32,6 +32,8 @@ class Envelope:
     rate: float
     hop: int
     window: int
+    loudness: np.ndarray | None = None  # (frames,) each window's level in dB over all bands, FLOOR_DB in silence
+    peaks: np.ndarray | None = None  # (frames,) the largest absolute sample of each hop from the frame's time: the waveform
 
     @property
     def times(self) -> np.ndarray:
@@ -92,8 +94,9 @@ class _Flux:
         power = (spectrum.real ** 2 + spectrum.imag ** 2).astype(np.float32) * np.float32(self.scale)
         return 10.0 * np.log10(np.maximum(power @ self.filters, np.float32(10.0 ** (FLOOR_DB / 10.0))))
 
-    def push(self, samples: np.ndarray) -> list[np.ndarray]:
-        """Append samples; the flux of every window now complete, in chunks of at most ``WINDOWS_PER_CHUNK``."""
+    def push(self, samples: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Append samples; the flux, the loudness (dB) and the peak sample of the last hop of every window now complete,
+        in chunks of at most ``WINDOWS_PER_CHUNK``."""
         out = []
         self.pending = np.concatenate([self.pending, np.asarray(samples, np.float32).ravel()])
         while len(self.pending) >= self.window:
@@ -101,7 +104,9 @@ class _Flux:
             frames = sliding_window_view(self.pending[: (count - 1) * self.hop + self.window], self.window)[:: self.hop]
             levels = self.levels(frames)
             rise = np.diff(levels, axis=0, prepend=self.previous[None])
-            out.append(np.median(np.maximum(rise, 0.0), axis=1).astype(np.float64))
+            loudness = 10.0 * np.log10(np.mean(10.0 ** (levels / 10.0), axis=1))
+            out.append((np.median(np.maximum(rise, 0.0), axis=1).astype(np.float64), loudness.astype(np.float64),
+                        np.abs(frames[:, -self.hop:]).max(axis=1).astype(np.float64)))
             self.previous = levels[-1]
             self.pending = self.pending[count * self.hop:]
         return out
@@ -125,6 +130,7 @@ def onset_strength(audio: np.ndarray | Iterable[np.ndarray], rate: float, bands:
     pieces = []
     for block in _blocks(audio, WINDOWS_PER_CHUNK * flux.hop):
         pieces.extend(flux.push(block))
-    values = np.concatenate(pieces) if pieces else np.zeros(1)
+    values, loudness, peaks = (np.concatenate(column) for column in zip(*pieces)) if pieces else (
+        np.zeros(1), np.full(1, FLOOR_DB), np.zeros(1))
     values[0] = 0.0  # the rise from the silence before the audio starts is not an onset
-    return Envelope(values, float(rate) / flux.hop, float(rate), flux.hop, flux.window)
+    return Envelope(values, float(rate) / flux.hop, float(rate), flux.hop, flux.window, loudness, peaks)

@@ -54,7 +54,7 @@ def _loop_sync(keys, strength, beats, duration, fps, max_stretch, seconds, per_b
     phase = _phase(keys * cycle_out / duration, strength, beat / max(ratio, 1.0))
     shifted = np.concatenate([[phase - beat], beats - beats[0] + phase])
     found = sync_module.sync_to_beats(keys, shifted[shifted >= 0.0], duration, fps, max_stretch, None, strength, name)
-    found.grid = sync_module.beat_grid(shifted, ratio)[0]
+    found.grid = sync_module.beat_grid(shifted, sync_module.division(ratio))[0]
     inner = found.anchors[(found.anchors[:, 0] > 1e-9) & (found.anchors[:, 0] < cycle_out - 1e-9)
                           & (found.anchors[:, 1] > 1e-9) & (found.anchors[:, 1] < duration - 1e-9)]
     anchors = np.concatenate([[[0.0, 0.0]], inner, [[cycle_out, duration]]])
@@ -215,8 +215,9 @@ def measure_sync(clip: Clip, warped: Clip, result: sync_module.Sync, windows: li
     ``warped``), the chance level of the grid, the stretch's range, the visibility (:func:`junction_visibility`) of each
     junction the performance plays (``junctions``: their indices in ``windows``, ``(first, last)`` frames of ``clip``) on
     the input it shows before, after, and played uniformly at the sync's mean speed (``visibility_uniform``: resampling's
-    own share of any change), and toe skating on the input it shows before, after, and after per second of input time
-    (each frame's toe speed over its stretch). Plain floats and lists."""
+    own share of any change), toe skating on the input it shows before, after, and after per second of input time
+    (each frame's toe speed over its stretch), how far the keyposes after lie from the grid (``drift_ms``: median, most) and
+    the clips out of the stretch's reach (:func:`out_of_reach`). Plain floats and lists."""
     found = keyposes_module.find_keyposes(clip) if found is None else found
     pose_after = kinematics.clip_forward_kinematics(warped)  # posed once: the keyposes and the junctions read it
     found_after = keyposes_module.find_keyposes(warped, pose=pose_after) if found_after is None else found_after
@@ -231,6 +232,7 @@ def measure_sync(clip: Clip, warped: Clip, result: sync_module.Sync, windows: li
     # The same input played at the sync's mean speed throughout: what resampling alone does to the measure.
     uniform = sync_module.warp_clip(clip, np.linspace(result.input_times[0], result.input_times[-1], len(result.input_times)))
     uniform_windows = [tuple(int(round((f - result.input_frames[0]) / mean_stretch)) for f in window) for window in shown]
+    drift = np.abs(grid_offsets(found_after.seconds, result.grid))
     return {
         "on_beat_before": sync_module.on_beat_fraction(reach, result.grid, frame),
         "on_beat_after": sync_module.on_beat_fraction(found_after.seconds, result.grid, frame),
@@ -243,4 +245,13 @@ def measure_sync(clip: Clip, warped: Clip, result: sync_module.Sync, windows: li
         "windows_after": [list(window) for window in after_windows],
         "visibility_uniform": junction_visibility(uniform, uniform_windows),
         "skating_before": float(shown_skating), "skating_after": float(skating), "skating_after_per_input": float(per_input),
+        "drift_ms": [1000.0 * float(np.median(drift)), 1000.0 * float(np.max(drift))] if len(drift) else [0.0, 0.0],
+        "out_of_reach": out_of_reach(result),
     }
+
+
+def out_of_reach(result: sync_module.Sync) -> list[dict]:
+    """The clips of ``result`` whose tempo the stretch allowed could not meet: ``{"clip", "needed", "speed", "fit"}`` each
+    (the speed it needed, the one it plays at, the ``--max-stretch`` that would hold it)."""
+    return [{"clip": part.name, "needed": float(part.needed), "speed": float(part.speed), "fit": [float(b) for b in part.fit]}
+            for part in result.parts if part.needed is not None]

@@ -14,7 +14,8 @@ as it was composed (:class:`Ceiling`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 
 import numpy as np
 
@@ -24,7 +25,8 @@ from ..motion import sampling
 from ..motion.clip import Clip
 
 MAX_STRETCH = (0.8, 1.25)
-RATIOS = (1.0, 0.5, 2.0)  # keyposes per beat, tried in this order (the first wins a tie)
+SIMPLE_RATIOS = (1.0, 0.5, 2.0)  # keyposes per beat, tried in this order (the first wins a tie)
+RATIOS = SIMPLE_RATIOS + (2.0 / 3.0, 1.5)  # and two keyposes to three beats, three to two: where no simple one reaches
 BEATS_PER_BAR = 4
 MARGIN = 0.15  # share of the log stretch range kept clear inside each bound when keyposes are matched
 BOUND_WEIGHT = 1000.0  # cost of a match whose stretch leaves the inner bounds by the whole log range
@@ -47,9 +49,10 @@ class Sync:
     input_times: ``(T,)`` the input time each output frame shows, increasing.
     stretch: ``(T,)`` the warp's slope (input seconds per output second) at each output frame.
     anchors: ``(A, 2)`` (output, input) times the warp passes through: the start, the matched keyposes, the end.
-    grid: ``(M,)`` the times keyposes may land on: the beats, or beats and half beats at two keyposes per beat.
+    grid: ``(M,)`` the times keyposes may land on: the beats, cut into the steps of every part's :func:`division` (half
+    beats at two keyposes per beat or two to three beats, thirds at three to two).
     matched: ``(K,)`` output time each keypose was put on, NaN where left off the grid or outside the performance.
-    ratio: keyposes per beat (1, 0.5 or 2; the most of any part). speed: the overall speed the tempos asked (ratio x song
+    ratio: keyposes per beat (1, 1/2, 2, 2/3 or 3/2; the most of any part). speed: the overall speed the tempos asked (ratio x song
     tempo / motion tempo; the parts' mean in log).
     motion_bpm, song_bpm: keyposes and beats per minute.
     end: output time of the last frame's beat.
@@ -106,36 +109,79 @@ def outside(stretch: float, max_stretch: tuple[float, float]) -> str:
     return f"{stretch:.9g}"
 
 
-def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float] = MAX_STRETCH,
-                 name: str = "the motion") -> tuple[float, float]:
-    """(keyposes per beat, speed): of :data:`RATIOS`, the one whose speed ``ratio * song_bpm / motion_bpm`` is nearest 1 in log,
-    those whose speed keeps :data:`MARGIN` of the log range clear of both bounds first (room for the keyposes' own unevenness).
+def division(ratio: float) -> int:
+    """Grid steps per beat a part at ``ratio`` keyposes per beat lands on: 1 at one keypose per beat or fewer, 2 at two
+    per beat or two to three beats, 3 at three to two."""
+    return Fraction(ratio).limit_denominator(4).numerator
 
-    SyncError naming ``name`` and the speed it would need when that speed lies outside ``max_stretch`` (low, high).
-    """
+
+def ratio_text(ratio: float) -> str:
+    """Keyposes per beat as a fraction: '1', '2', '1/2', '2/3', '3/2'."""
+    return str(Fraction(ratio).limit_denominator(4))
+
+
+def _best_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float], name: str,
+                ratios: tuple = RATIOS) -> tuple[float, float]:
+    """(keyposes per beat, speed asked): of ``ratios``, the one whose speed ``ratio * song_bpm / motion_bpm`` lies inside
+    ``max_stretch`` keeping :data:`MARGIN` of the log range clear of both bounds, else inside it, a simple ratio
+    (:data:`SIMPLE_RATIOS`) before another, then nearest 1 in log; SyncError without tempos."""
     low, high = max_stretch
     if motion_bpm <= 0.0 or song_bpm <= 0.0:
         raise SyncError(f"{name} has too few keyposes or the song too few beats to sync", clip=name)
-    speeds = np.array(RATIOS) * song_bpm / motion_bpm
+    speeds = np.array(ratios) * song_bpm / motion_bpm
     clear = MARGIN * np.log(high / low)
     roomy = (np.log(speeds) >= np.log(low) + clear) & (np.log(speeds) <= np.log(high) - clear)
-    best = int(np.argmin(np.round(np.abs(np.log(speeds)), 12) + 1e3 * ~roomy))
-    ratio, speed = RATIOS[best], float(speeds[best])
+    within = (speeds >= low) & (speeds <= high)
+    simple = np.isin(ratios, SIMPLE_RATIOS)
+    tier = np.where(within, np.where(simple, 0, 2) + ~roomy, 4)
+    best = int(np.lexsort((np.round(np.abs(np.log(speeds)), 12), tier))[0])
+    return ratios[best], float(speeds[best])
+
+
+def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float] = MAX_STRETCH,
+                 name: str = "the motion") -> tuple[float, float]:
+    """(keyposes per beat, speed) for a loop's cycle: of :data:`SIMPLE_RATIOS`, the one whose speed ``ratio * song_bpm /
+    motion_bpm`` is nearest 1 in log, those whose speed keeps :data:`MARGIN` of the log range clear of both bounds first
+    (room for the keyposes' own unevenness).
+
+    SyncError naming ``name`` and the speed it would need when that speed lies outside ``max_stretch`` (low, high).
+    """
+    ratio, speed = _best_ratio(motion_bpm, song_bpm, max_stretch, name, SIMPLE_RATIOS)
+    low, high = max_stretch
     if not low <= speed <= high:
         raise SyncError(f"{name} would need {outside(speed, max_stretch)}x to meet {song_bpm:.0f} BPM, outside the stretch allowed "
                         f"({low:g}-{high:g}x)", clip=name, stretch=speed)
     return ratio, speed
 
 
+def stretch_to_fit(speed: float, max_stretch: tuple[float, float]) -> tuple[float, float]:
+    """The ``--max-stretch`` (low, high) nearest ``max_stretch`` that holds ``speed``, its new bound rounded outwards to 0.05."""
+    low, high = max_stretch
+    return (min(low, np.floor(speed * 20.0 + 1e-9) / 20.0), max(high, np.ceil(speed * 20.0 - 1e-9) / 20.0))
+
+
 @dataclass
 class PartTempo:
-    """One clip of a performance as synced: its name, first input second, keyposes per beat, speed and keyposes per minute."""
+    """One clip of a performance as synced: its name, first input second, keyposes per beat, speed and keyposes per minute.
+    needed: the speed its tempo asked when that lay outside the stretch allowed (it then plays at ``speed``, the nearest
+    bound, and its keyposes drift off the beats), else None; fit: the ``--max-stretch`` that would hold ``needed``."""
 
     name: str
     first: float
     ratio: float
     speed: float
     motion_bpm: float
+    needed: float | None = None
+    fit: tuple[float, float] | None = None
+
+
+def reach_tempo(part: str, first: float, motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float]) -> PartTempo:
+    """The :class:`PartTempo` of a clip named ``part``: the ratio and speed of :func:`choose_ratio`, or, when no ratio's speed
+    lies inside ``max_stretch``, the nearest ratio played at the nearest bound, with the speed it needed."""
+    ratio, speed = _best_ratio(motion_bpm, song_bpm, max_stretch, part)
+    if max_stretch[0] <= speed <= max_stretch[1]:
+        return PartTempo(part, first, ratio, speed, motion_bpm)
+    return PartTempo(part, first, ratio, float(np.clip(speed, *max_stretch)), motion_bpm, speed, stretch_to_fit(speed, max_stretch))
 
 
 MIN_PART_KEYPOSES = 4  # keyposes a clip needs for a tempo of its own; fewer take the tempo of the clip before (or after)
@@ -146,46 +192,43 @@ def part_tempi(keys: np.ndarray, song_bpm: float, parts: list, max_stretch: tupl
     """Which part each keypose ``keys (K,)`` (input seconds) is in ``(K,)``, and each part's :class:`PartTempo`.
 
     parts: ``[(name, first input second), ...]`` in order. A part's tempo is its keyposes' median spacing; a part with too
-    few keyposes takes its neighbour's (the whole motion's, named ``name``, when none has enough). SyncError naming the
-    part (the clip) and the stretch it would need when its tempo cannot meet ``song_bpm`` inside ``max_stretch``.
+    few keyposes takes its neighbour's (the whole motion's, named ``name``, when none has enough). A part whose tempo
+    cannot meet ``song_bpm`` inside ``max_stretch`` plays at the nearest bound (see :func:`reach_tempo`).
     """
     parts = sorted(parts, key=lambda part: float(part[1]))
     firsts = np.array([float(first) for _, first in parts])
     owner = np.clip(np.searchsorted(firsts, keys + 1e-9, side="right") - 1, 0, len(parts) - 1)
     counts = np.bincount(owner, minlength=len(parts))
     own = [k for k in range(len(parts)) if counts[k] >= MIN_PART_KEYPOSES]
-    tempi = {}
-    for k in own:  # a few clips
-        motion_bpm = 60.0 / float(np.median(np.diff(keys[owner == k])))
-        tempi[k] = PartTempo(parts[k][0], float(firsts[k]), *choose_ratio(motion_bpm, song_bpm, max_stretch, parts[k][0]), motion_bpm)
-    if not own:
-        motion_bpm = 60.0 / float(np.median(np.diff(keys)))
-        whole = choose_ratio(motion_bpm, song_bpm, max_stretch, name)
+    tempi = {k: reach_tempo(parts[k][0], float(firsts[k]), 60.0 / float(np.median(np.diff(keys[owner == k]))), song_bpm, max_stretch)
+             for k in own}
+    whole = None if own else reach_tempo(name, 0.0, 60.0 / float(np.median(np.diff(keys))), song_bpm, max_stretch)
     result = []
     for k, (part_name, _) in enumerate(parts):  # a few clips
         if k in tempi:
             result.append(tempi[k])
             continue
         lender = max((j for j in own if j < k), default=min(own, default=None))
-        ratio, speed, bpm = (tempi[lender].ratio, tempi[lender].speed, tempi[lender].motion_bpm) if lender is not None else (*whole, motion_bpm)
-        result.append(PartTempo(part_name, float(firsts[k]), ratio, speed, bpm))
+        result.append(replace(tempi[lender] if lender is not None else whole, name=part_name, first=float(firsts[k])))
     return owner, result
 
 
-def _landing(owner, tempi, grid, on_beat):
-    """``(K, M)`` the grid times each keypose may land on: a part at one keypose per beat or fewer lands on beats only."""
-    beat_only = np.array([tempi[k].ratio <= 1.0 for k in owner])
-    return ~beat_only[:, None] | on_beat[None, :]
+def _landing(owner, tempi, grid_division):
+    """``(K, M)`` the grid steps (``grid_division`` a beat, the first on a beat) each keypose may land on: those of its part's
+    own :func:`division`: a part at one keypose per beat or fewer lands on beats only."""
+    steps = np.arange(len(grid_division[0]))
+    own = np.array([division(tempi[k].ratio) for k in owner])
+    return (steps[None, :] - grid_division[1]) * own[:, None] % grid_division[2] == 0
 
 
-def beat_grid(beats: np.ndarray, ratio: float) -> tuple[np.ndarray, np.ndarray]:
-    """Grid times ``(M,)`` keyposes may land on and which of them are beats ``(M,)``: the beats, with the half beats at ratio 2."""
+def beat_grid(beats: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """Grid times ``(M,)`` keyposes may land on and which of them are beats ``(M,)``: the beats, each beat cut into ``steps``."""
     beats = np.asarray(beats, dtype=float)
-    if ratio <= 1.0 or len(beats) < 2:
+    if steps <= 1 or len(beats) < 2:
         return beats.copy(), np.ones(len(beats), dtype=bool)
-    grid = np.empty(2 * len(beats) - 1)
-    grid[::2], grid[1::2] = beats, 0.5 * (beats[1:] + beats[:-1])
-    return grid, np.arange(len(grid)) % 2 == 0
+    fractions = np.arange(steps) / steps
+    grid = np.append((beats[:-1, None] + fractions[None, :] * np.diff(beats)[:, None]).ravel(), beats[-1])
+    return grid, np.arange(len(grid)) % steps == 0
 
 
 def loop_beats(beats: np.ndarray, seconds: float, beats_per_bar: int = BEATS_PER_BAR) -> int:
@@ -521,10 +564,10 @@ def _checked(keys, beats, duration, name):
     return keys, beats
 
 
-def _lead_grid(grid, on_beat, ratio):
-    """At two keyposes per beat, the half beat before the first beat too when the output holds it (at or after 0): a
+def _lead_grid(grid, on_beat, steps):
+    """With a beat cut into ``steps`` > 1, the step before the first beat too when the output holds it (at or after 0): a
     motion whose keyposes come sooner than the first beat may put one there instead of losing its head to the start."""
-    if ratio <= 1.0 or len(grid) < 2 or grid[0] - (grid[1] - grid[0]) < -1e-9:
+    if steps <= 1 or len(grid) < 2 or grid[0] - (grid[1] - grid[0]) < -1e-9:
         return grid, on_beat
     return np.concatenate([[grid[0] - (grid[1] - grid[0])], grid]), np.concatenate([[False], on_beat])
 
@@ -692,8 +735,8 @@ def sync_to_beats(keyposes: np.ndarray, beats: np.ndarray, duration: float, fps:
     ``accelerations``, :class:`JunctionAccelerations` each), the performance not starting inside one (a composition's
     junctions); parts: ``[(name, first input second), ...]`` the
     clips a composition plays, in order, each keeping its own keyposes per beat and speed (default one part, ``name``).
-    SyncError naming the clip and the stretch it would need when its tempo cannot meet the song's inside ``max_stretch``,
-    or when nothing fits.
+    A clip whose tempo cannot meet the song's inside ``max_stretch`` plays at the nearest bound (its :class:`PartTempo`
+    says what it needed). SyncError when nothing fits.
     """
     keys, beats = _checked(keyposes, beats, duration, name)
     strength = np.ones(len(keys)) if strength is None else np.asarray(strength, dtype=float)
@@ -712,11 +755,15 @@ def _retime(keys, strength, beats, timing, max_stretch, allowed_ends, spans, nam
     :class:`Ceiling`) and ``tempo`` (each keypose's part, the parts' :class:`PartTempo`)."""
     (duration, fps, end_limit), (owner, tempi) = timing, tempo
     ratios, speeds = np.array([t.ratio for t in tempi]), np.array([t.speed for t in tempi])
-    ratio = float(ratios.max())
-    grid, on_beat = _lead_grid(*beat_grid(beats, ratio), ratio)
-    gaps = (3 if ratios.min() >= 1.0 else 5) * (2 if ratio > 1.0 and ratios.min() <= 1.0 else 1)
+    ratio, steps = float(ratios.max()), int(np.lcm.reduce([division(r) for r in ratios]))
+    grid, on_beat = _lead_grid(*beat_grid(beats, steps), steps)
+    if np.all(np.isin(ratios, SIMPLE_RATIOS)):
+        gaps = (3 if ratios.min() >= 1.0 else 5) * (2 if ratio > 1.0 and ratios.min() <= 1.0 else 1)
+    else:  # up to about two keyposes' worth of grid steps apart
+        gaps = int(np.ceil(2.0 * steps / ratios.min())) + 1
+    lead = int(len(grid) > 0 and not on_beat[0])
     found = match_keyposes(keys, strength, grid, on_beat, beats, speeds[owner], max_stretch, duration, end_limit, allowed_ends, gaps,
-                           1.0 / fps, *spans, _landing(owner, tempi, grid, on_beat))
+                           1.0 / fps, *spans, _landing(owner, tempi, (grid, lead, steps)))
     speed = float(np.exp(np.mean(np.log(speeds[owner]))))
     if found is None:
         raise SyncError(f"{name} cannot end on a beat within {end_limit:.2f} s at {speed:.2f}x", clip=name, stretch=speed)

@@ -2,7 +2,7 @@
 
 The envelope is cut into overlapping windows (8 s, Hann-tapered); each window's autocorrelation is divided by its
 value at lag 0 and the windows are averaged (a mean tempogram, silent windows left out; a few windows at a time so an hour's envelope needs no more memory). The period is the lag that
-maximizes the log of that mean plus a log-normal prior centred on 120 BPM with a standard deviation of one octave
+maximizes the log of that mean plus a log-normal prior centred on 120 BPM with a standard deviation of 0.8 octave
 (so 60-180 BPM is preferred and tempos over 320 BPM are refused), refined to a fraction of a frame by a parabola
 through the peak. The confidence is the same mean autocorrelation at that period after removing each window's mean:
 near 1 for a click track, near 0 for noise, low for speech, whose syllables come at irregular intervals.
@@ -15,7 +15,7 @@ import numpy as np
 WINDOW_SECONDS = 8.0  # autocorrelation window
 WINDOW_STEP = 8  # windows overlap: a new one every 1/8 of a window
 START_BPM = 120.0  # the prior's centre
-PRIOR_OCTAVES = 1.0  # the prior's standard deviation, in octaves
+PRIOR_OCTAVES = 0.8  # the prior's standard deviation, in octaves
 MIN_BPM, MAX_BPM = 30.0, 320.0  # tempos outside are never chosen
 SILENT = 1e-9  # a window of the envelope with less energy than this (dB squared) is silent
 CHUNK = 256  # windows correlated at once

@@ -161,13 +161,18 @@ def test_bad_input_is_one_line_and_changes_nothing(loopsmith, walker, arguments,
     assert _scene_state(scene) == before and walker.animation_data.action == source
 
 
-def test_a_tempo_out_of_reach_names_the_action_and_the_stretch(loopsmith, walker, tmp_path):
+def test_a_tempo_out_of_reach_is_danced_at_the_nearest_stretch(loopsmith, walker, tmp_path):
     scene = bpy.context.scene
-    fast = write_wav(tmp_path / "fast.wav", click_track(12.0, 175.0)[0])  # 175 BPM: 1.55x one keypose a beat, 0.78x two
-    before = _scene_state(scene)
-    with pytest.raises(RuntimeError, match=r"action 'walk' would need 0\.\d+x to meet 1\d\d BPM, outside the stretch allowed \(0\.9-1\.1x\)"):
-        bpy.ops.loopsmith.sync_to_music(music_source="FILE", music_file=str(fast), max_stretch_low=0.9, max_stretch_high=1.1)
-    assert _scene_state(scene) == before
+    # 140 BPM: 1.24x at one keypose a beat, 0.83x at two to three beats, 0.62x at one every other beat: none in 0.9-1.1x
+    song = write_wav(tmp_path / "song.wav", click_track(12.0, 140.0)[0])
+    source = walker.animation_data.action
+    try:  # was refused: outside the stretch allowed
+        outcome = bpy.ops.loopsmith.sync_to_music(music_source="FILE", music_file=str(song), max_stretch_low=0.9, max_stretch_high=1.1)
+    except RuntimeError as error:  # no sound strip without Audaspace
+        assert "cannot put" in str(error)
+        pytest.skip(f"bpy {bpy.app.version_string} cannot put a sound strip in the sequencer")
+    assert outcome == {"FINISHED"}
+    assert walker.animation_data.action is not source and scene.loopsmith.music_sync.verdict == "CHECK"
 
 
 def test_a_loop_syncs_to_whole_bars_and_stays_a_loop(loopsmith, walker, clicks):

@@ -13,7 +13,7 @@ import pytest
 from core.errors import AudioError, LoopsmithError, NoSteadyBeat
 from core.music import f_measure, onset_strength, read_wav, track_beats, track_wav, wav_blocks
 from core.music.beats import dynamic_program
-from sound import RATE, TRACKS, clicks, kick_snare, song, speech_like, write_wav
+from sound import RATE, TRACKS, click_track, clicks, kick_snare, soft_chords, song, speech_like, write_wav
 HOUSE = pathlib.Path(__file__).resolve().parents[3] / "shared" / "music" / "house_lo.ogg"
 
 
@@ -57,6 +57,43 @@ def test_any_sample_rate_and_any_blocks_give_the_same_beats():
     assert np.array_equal(whole.times, blocks.times) and np.allclose(whole.envelope, blocks.envelope)
     doubled = track_beats(np.repeat(samples, 2), 2 * RATE)  # 44.1 kHz, no resampling: the hop is set in seconds
     assert f_measure(doubled.times, truth) >= 0.95 and doubled.frame_rate == pytest.approx(whole.frame_rate, rel=0.01)
+
+
+def _nearest_offsets(found, truth):
+    offsets = found[:, None] - truth[None, :]
+    return offsets[np.arange(len(found)), np.abs(offsets).argmin(axis=1)]
+
+
+def test_beat_times_fall_between_envelope_frames_to_the_sample():
+    samples, truth = click_track(10.0, 120.0, start=0.3)  # 0.5 s is 21.5 hops: the clicks drift across the frames
+    beats = track_beats(samples, RATE)
+    errors = np.abs(_nearest_offsets(beats.times, truth))
+    assert np.median(errors) < 0.003 and np.percentile(errors, 90) < 0.006, errors  # on the hop: up to 11.6 ms
+    assert np.allclose(beats.times * RATE, np.round(beats.times * RATE), atol=1e-6)  # whole samples
+
+
+def test_a_beat_at_the_very_start_is_found():
+    samples, truth = click_track(6.0, 120.0, start=0.0)
+    beats = track_beats(samples, RATE)
+    assert beats.times[0] == pytest.approx(0.0, abs=0.01) and f_measure(beats.times, truth) == 1.0
+
+
+@pytest.mark.parametrize("attack", [0.03, 0.08])
+def test_a_weak_beat_is_tracked_with_its_low_confidence(attack):
+    bpm = 84.0
+    samples, _ = soft_chords(bpm, attack=attack)
+    beats = track_beats(samples, RATE)  # was refused: periodicity below 0.40, "noise or speech"
+    assert beats.confidence < 0.55 and beats.tempo_bpm == pytest.approx(bpm, rel=0.04)
+
+
+def test_the_pulse_heard_at_double_or_half_speed_is_named():
+    samples, _ = kick_snare(100.0, 12.0)  # hi-hats halfway between the beats
+    assert track_beats(samples, RATE).other_bpm == pytest.approx(200.0, rel=0.02)
+    accented, truth = clicks(120.0, 12.0)
+    quiet = np.ones(len(accented))
+    for beat in truth[1::2]:  # every other click at a fifth of the loudness: the bar's pulse at half speed
+        quiet[int(beat * RATE): int((beat + 0.02) * RATE)] = 0.2
+    assert track_beats(accented * quiet, RATE).other_bpm == pytest.approx(60.0, rel=0.02)
 
 
 def test_the_dynamic_program_follows_the_period_where_the_envelope_is_silent():

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from core.errors import SyncError
+from core.measure import verdict
 from core.motion import quat
 from core.motion.clip import Clip
 from core.music import keyposes, sync
@@ -73,15 +74,37 @@ def test_motion_tempo_is_robust_to_one_missed_keypose():
     assert keyposes.motion_tempo(times, FPS) == pytest.approx(120.0)
 
 
-def test_a_tempo_out_of_reach_names_the_clip_and_the_stretch_it_would_need():
+def test_two_keyposes_to_three_beats_where_no_simple_count_reaches():
     keys = np.arange(12) * 0.5  # 120 keyposes per minute
-    beats = np.arange(40) * 60.0 / 160.0  # 160 BPM: 1.33x, 0.67x or 2.67x
-    with pytest.raises(SyncError) as caught:
-        sync.sync_to_beats(keys, beats, 6.0, FPS, name="walk.bvh")
-    assert caught.value.clip == "walk.bvh" and caught.value.stretch == pytest.approx(160 / 120)
+    beats = np.arange(40) * 60.0 / 160.0  # 160 BPM: 1.33x at one a beat, 0.67x at one every other beat, 0.89x at two to three
+    result = sync.sync_to_beats(keys, beats, 6.0, FPS, name="walk.bvh", seconds=8.0)  # was refused: outside the stretch allowed
+    (part,) = result.parts
+    assert part.ratio == pytest.approx(2 / 3) and part.speed == pytest.approx(0.889, abs=0.001) and part.needed is None
+    played = result.matched[~np.isnan(result.matched)]
+    half_beats = np.round(played / (60.0 / 160.0 / 2.0), 6)
+    assert len(played) >= 8 and np.allclose(half_beats, np.round(half_beats)) and set(np.diff(half_beats)) == {3.0}
+
+
+def test_a_tempo_out_of_reach_plays_at_the_nearest_stretch_and_names_what_would_fit():
+    keys = np.arange(12) * 0.5  # 120 keyposes per minute
+    beats = np.arange(40) * 60.0 / 160.0  # 160 BPM: 1.33x, 0.67x, 0.89x, 2x or 2.67x
+    result = sync.sync_to_beats(keys, beats, 6.0, FPS, (0.95, 1.05), name="walk.bvh")  # was refused
+    (part,) = result.parts
+    assert part.name == "walk.bvh" and part.needed == pytest.approx(160 / 180) and part.speed == 0.95
+    assert part.fit == (0.85, 1.05) and result.stretch.min() >= 0.95 - 1e-9 and len(result.input_times) > 1
+    with pytest.raises(SyncError) as caught:  # a loop's cycle still needs its tempo within reach at 1, 2 or 1/2 a beat
+        sync.choose_ratio(120.0, 160.0, name="walk.bvh")
     assert str(caught.value) == "walk.bvh would need 1.33x to meet 160 BPM, outside the stretch allowed (0.8-1.25x)"
     assert sync.choose_ratio(120.0, 160.0, (0.6, 1.5))[0] == 1.0  # within wider bounds it is reached
     assert sync.choose_ratio(120.0, 70.0)[0] == 2.0 and sync.choose_ratio(120.0, 230.0)[0] == 0.5
+
+
+def test_the_verdict_of_a_performance_out_of_reach_says_how_near_it_came():
+    numbers = {"on_beat_after": 0.9, "skating_after_per_input": 0.01, "skating_before": 0.01, "drift_ms": [20.0, 90.0],
+               "out_of_reach": [{"clip": "walk.bvh", "needed": 1.31, "speed": 1.25, "fit": [0.8, 1.35]}]}
+    judged = verdict.of_sync(numbers)
+    assert judged.word == verdict.CHECK and "walk.bvh would need 1.31x" in judged.reasons[0]
+    assert "20 ms in the median, 90 ms at most; --max-stretch 0.8 1.35 would fit it" in judged.reasons[0]
 
 
 def test_irregular_keyposes_land_on_beats_with_the_stretch_in_bounds_and_the_end_on_a_beat():
@@ -209,3 +232,10 @@ def test_the_songs_tempo_averages_hop_rounding_and_survives_two_tempos():
     assert sync.song_tempo(beats) == pytest.approx(90.0, abs=0.05)
     assert sync.song_tempo([0.0, 0.5, 1.5]) == pytest.approx(80.0) and sync.song_tempo([0.0, 0.5, 1.0, 2.0, 3.0]) == pytest.approx(80.0)
     assert sync.song_tempo([1.0]) == 0.0
+
+
+def test_a_performance_to_a_weak_beat_is_checked():
+    numbers = {"on_beat_after": 1.0, "skating_after_per_input": 0.01, "skating_before": 0.01, "confidence": 0.3}
+    judged = verdict.of_sync(numbers)
+    assert judged.word == verdict.CHECK and judged.reasons[0].startswith("beat confidence 0.30 is below 0.55")
+    assert verdict.of_sync({**numbers, "confidence": 0.7}).word == verdict.GOOD

@@ -26,7 +26,7 @@ def process(task, options, name, inputs):
         beats = track_beats(blocks, song.rate, source=path.name)
         targets = [options.out / f"{name}.{suffix}" for suffix in options.beats_format]
         outputs.refuse_inputs(targets, inputs)
-        entry = report.beats_entry(path, song, beats, targets, _page_folder(options))
+        entry = report.beats_entry(path, song, beats, targets, _page_folder(options), options.reference_beats)
         outputs.replace_all([(target, outputs.text_writer(_text(target, entry)), _verifier(entry)) for target in targets])
         entry["seconds"] = round(time.perf_counter() - started, 3)
         return [entry]
@@ -50,7 +50,7 @@ def _text(target, entry):
     """A beat list: a beat time per line in seconds (txt), or the song's tempo, beats and confidence (json)."""
     music = entry["music"]
     if pathlib.Path(target).suffix == ".txt":
-        return "".join(f"{time:.3f}\n" for time in music["beats"])
+        return "".join(f"{time:.6f}\n" for time in music["beats"])
     return json.dumps({"song": entry["file"], **music}, indent=1) + "\n"
 
 

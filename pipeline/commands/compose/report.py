@@ -7,7 +7,7 @@ import pathlib
 import numpy as np
 
 from ....core.measure import verdict as verdicts
-from ....core.music import perform
+from ....core.music import perform, sync
 from ... import entries
 from ...contract import Row
 from ...html import charts, parts, player
@@ -50,19 +50,38 @@ def music_json(music):
              "tempo_bpm": round(float(music.song.beats.tempo_bpm), 2), "confidence": round(float(music.song.beats.confidence), 3),
              "beats": [round(float(b), 4) for b in music.beats], "grid": [round(float(g), 4) for g in result.grid if -1e-9 <= g <= result.end + 1e-6],
              "ratio": result.ratio, "speed": round(result.speed, 4), "motion_bpm": round(result.motion_bpm, 2), "end_s": round(result.end, 4),
+             "other_bpm": round(float(music.song.beats.other_bpm), 2),
              "parts": [{"clip": part.name, "first_s": round(part.first, 4), "ratio": part.ratio, "speed": round(part.speed, 4),
-                        "motion_bpm": round(part.motion_bpm, 2)} for part in result.parts],
+                        "motion_bpm": round(part.motion_bpm, 2), "danced_bpm": round(part.ratio * result.song_bpm, 2)}
+                       for part in result.parts],
              "max_stretch": [float(b) for b in music.bounds], "stretch_range": [round(v, 4) for v in numbers["stretch_range"]],
              "stretch": [round(float(v), 4) for v in result.stretch[::step]], "stretch_step": step,
              "offsets_before_frames": [round(float(v) * fps, 2) for v in before], "offsets_after_frames": [round(float(v) * fps, 2) for v in after],
              "offsets_before_ms": _ms(before), "offsets_after_ms": _ms(after),
-             **{key: numbers[key] for key in ("keyposes_before", "keyposes_after", "windows_after", "junctions")},
+             **{key: numbers[key] for key in ("keyposes_before", "keyposes_after", "windows_after", "junctions", "out_of_reach")},
+             "drift_ms": [round(float(v), 1) for v in numbers["drift_ms"]],
              **{key: round(float(numbers[key]), 4) for key in ("on_beat_before", "on_beat_after", "on_beat_chance", "mean_stretch", "skating_before",
                                                                "skating_after", "skating_after_per_input")},
              "visibility_before": [round(float(v), 3) for v in numbers["visibility_before"]],
              "visibility_after": [round(float(v), 3) for v in numbers["visibility_after"]]}
     block["verdict"] = verdicts.of_sync(block).to_json()
+    block["waveform"] = _waveform(music.song.beats, music.audio_start, result.end)
     return block
+
+
+WAVEFORM_POINTS = 560  # the song's waveform under the beats and keyposes: one peak per this share of the output
+
+
+def _waveform(beats, start, seconds):
+    """The song's waveform on the output's clock from 0 to ``seconds`` (the song from ``start``): ``{"step_s", "values"}``,
+    each value the largest absolute sample of its stretch, at most :data:`WAVEFORM_POINTS`; None without the peaks."""
+    if beats.peaks is None:
+        return None
+    first = int(round(start * beats.frame_rate))
+    peaks = np.asarray(beats.peaks, float)[first: first + int(np.ceil(seconds * beats.frame_rate)) + 1]
+    pool = max(1, int(np.ceil(len(peaks) / WAVEFORM_POINTS)))
+    pooled = np.pad(peaks, (0, -len(peaks) % pool)).reshape(-1, pool).max(axis=1) if len(peaks) else peaks
+    return {"step_s": round(pool / beats.frame_rate, 6), "values": [round(float(v), 3) for v in pooled]}
 
 
 def _played(entry, music):
@@ -183,14 +202,22 @@ def beats_svg(music, width=560):
     """The beats (grey lines) against the keyposes before the sync (played as captured, top row) and after (bottom row)."""
     end = max(music["end_s"], max(music["keyposes_before"], default=0.0), 1e-3)
     chart = charts.Chart("beats and keyposes", (0.0, end), (0.0, 2.0), "time in the output (s)", "", width=width, height=120)
+    waveform = music.get("waveform")
+    if waveform and waveform["values"]:  # the song under them, mirrored about the middle
+        peaks = 0.95 * np.asarray(waveform["values"]) / max(max(waveform["values"]), 1e-9)
+        times = np.arange(len(peaks)) * waveform["step_s"]
+        outline = " ".join(f"{chart.x(t):.1f},{chart.y(1.0 + v):.1f}" for t, v in zip(np.concatenate([times, times[::-1]]),
+                                                                                  np.concatenate([peaks, -peaks[::-1]])) if t <= end)
+        chart.parts.append(f'<polygon class="waveform" points="{outline}" fill="#ddd" stroke="none"/>')
     for beat in music["beats"]:
         chart.parts.append(f'<line class="beat" x1="{chart.x(beat):.1f}" x2="{chart.x(beat):.1f}" y1="{chart.TOP}" '
                            f'y2="{chart.TOP + chart.plot_height}" stroke="{BEAT}"/>')
     for row, key, colour in ((1.5, "keyposes_before", BEFORE), (0.5, "keyposes_after", AFTER)):
         chart.parts.extend(f'<circle class="{key.replace("_", "-")}" cx="{chart.x(t):.1f}" cy="{chart.y(row):.1f}" r="3.5" fill="{colour}">'
                            f'<title>{t:.3f} s</title></circle>' for t in music[key] if t <= end)
-    return chart.svg(y_axis=False) + charts.legend([(BEAT, "a beat", "line"), (BEFORE, "keypose before the sync (as captured)", "bar"),
-                                                    (AFTER, "keypose after the sync", "bar")])
+    shown = [("#ddd", "the song's waveform", "bar")] if music.get("waveform") else []
+    return chart.svg(y_axis=False) + charts.legend(shown + [(BEAT, "a beat", "line"), (BEFORE, "keypose before the sync (as captured)", "bar"),
+                                                            (AFTER, "keypose after the sync", "bar")])
 
 
 def offsets_svg(music, width=560, bins=20):
@@ -226,8 +253,17 @@ def _tempi(music):
     seen = {}
     for part in music.get("parts") or [{"clip": "", "ratio": music["ratio"], "speed": music["speed"], "motion_bpm": music["motion_bpm"]}]:
         seen.setdefault((part["clip"], part["ratio"], part["speed"]), part)
-    return ", ".join(f'{"" if len(seen) == 1 else html.escape(part["clip"]) + ": "}{part["ratio"]:g} keypose(s) per beat at '
-                     f'{part["speed"]:.2f}x (the motion {part["motion_bpm"]:g} per minute)' for part in seen.values())
+    return ", ".join(f'{"" if len(seen) == 1 else html.escape(part["clip"]) + ": "}{sync.ratio_text(part["ratio"])} keypose(s) per beat at '
+                     f'{part["speed"]:.2f}x (the motion {part["motion_bpm"]:g} per minute{_danced(music, part)})' for part in seen.values())
+
+
+def _danced(music, part):
+    """Which level of the song's pulse a part dances to, when it is the half or double tempo rather than the beat's."""
+    danced = part.get("danced_bpm")
+    if danced is None or part["ratio"] not in (0.5, 2.0):
+        return ""
+    other = f"; the song's pulse is also heard at {music['other_bpm']:g} BPM" if music.get("other_bpm") else ""
+    return f", dancing to the pulse at {danced:g} BPM, the beat's {music['tempo_bpm']:g}{other}"
 
 
 def music_section(entry):

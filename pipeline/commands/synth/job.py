@@ -12,7 +12,7 @@ import numpy as np
 from ....bridge import clip_io, importers
 from ....core import graph as motion_graph
 from ....core.formats import graph_json
-from ....core.errors import GraphError, LoopsmithError, SyncError
+from ....core.errors import GraphError, LoopsmithError
 from ....core.music import keyposes, sync as sync_module
 from ....core.music.sync import song_tempo
 from ....files import interrupts
@@ -25,40 +25,34 @@ SEEDS_TRIED = 8  # with --music, the random walks from --seed on drawn to find t
 
 
 def _walk_speed(graph, walk, speeds):
-    """(speed, clip index) of the clip of a walk whose speed asked of the song is furthest from 1 (``speeds``: per graph clip,
-    0 for a clip without a tempo): each clip keeps its own keyposes per beat, so the walk fits as badly as its worst clip;
-    (0, None) when none has a tempo."""
-    asked = [(speeds[clip], clip) for clip in (graph.nodes[edge["from"]]["clip"] for edge in walk) if speeds[clip] > 0.0]
-    return max(asked, key=lambda pair: abs(np.log(pair[0]))) if asked else (0.0, None)
+    """The speed asked of the song by the clip of a walk whose speed is furthest from 1 (``speeds``: per graph clip, 0 for a
+    clip without a tempo): each clip keeps its own keyposes per beat, so the walk fits as badly as its worst clip; 0 when
+    none has a tempo."""
+    asked = [speeds[clip] for clip in (graph.nodes[edge["from"]]["clip"] for edge in walk) if speeds[clip] > 0.0]
+    return max(asked, key=lambda speed: abs(np.log(speed))) if asked else 0.0
 
 
 def tempo_seed(graph, clips, options, song, seconds):
     """The seed (``--seed`` or one of the next :data:`SEEDS_TRIED` - 1) whose random walk of ``seconds`` has the clips whose
     tempos need the least stretch to meet the song's (ties: the earliest); ``(seed, {seed: speed its worst clip asks})``.
 
-    SyncError, before anything is made, when every walk tried plays a clip the song's tempo is out of reach for."""
+    When every walk tried plays a clip the song's tempo is out of the stretch's reach for, the best is still performed:
+    that clip at the nearest stretch allowed, its verdict CHECK saying how near it came."""
     song_bpm = song_tempo(song.beats.times)
     clip_speeds = []
     for clip in clips:  # a few clips
         tempo = keyposes.motion_tempo(keyposes.find_keyposes(clip).frames, clip.fps)
         clip_speeds.append(float(min((r * song_bpm / tempo for r in sync_module.RATIOS), key=lambda s: abs(np.log(s)))) if tempo > 0.0 else 0.0)
-    speeds, worst = {}, {}
+    speeds = {}
     for seed in range(options.seed, options.seed + SEEDS_TRIED):  # a walk is a few graph steps: cheap beside rendering one
         try:
-            speeds[seed], worst[seed] = _walk_speed(graph, motion_graph.random_walk(graph, seconds, seed), clip_speeds)
+            speeds[seed] = _walk_speed(graph, motion_graph.random_walk(graph, seconds, seed), clip_speeds)
         except GraphError:
             continue
     speeds = {seed: speed for seed, speed in speeds.items() if speed > 0.0}
     if not speeds:
         return options.seed, speeds
-    best = min(speeds, key=lambda seed: (round(abs(np.log(speeds[seed])), 3), seed))
-    low, high = options.max_stretch
-    if not low <= speeds[best] <= high:
-        name = graph.clips[worst[best]]["name"]
-        raise SyncError(f"every walk of seeds {options.seed}-{options.seed + SEEDS_TRIED - 1} plays {name}, which would need "
-                        f"{sync_module.outside(speeds[best], (low, high))}x to meet {song_bpm:.0f} BPM, outside the stretch allowed "
-                        f"({low:g}-{high:g}x): --via clips that reach it, or a wider --max-stretch", clip=name, stretch=speeds[best])
-    return best, speeds
+    return min(speeds, key=lambda seed: (round(abs(np.log(speeds[seed])), 3), seed)), speeds
 
 
 def motion_seconds(options, song):
