@@ -46,7 +46,7 @@ status=0
 run() {  # run LABEL PYTHON PYTEST-ARGS...
   local label=$1 py=$2 started=$SECONDS code=0; shift 2
   echo "=== $label"
-  "$py" -m pytest tests "${plugin[@]}" "${count[@]}" -n auto --durations=30 "$@" || code=$?
+  "$py" -m pytest tests "${plugin[@]}" "${count[@]}" -n auto --dist loadfile --durations=30 "$@" || code=$?
   [ $code = 0 ] || [ $code = 5 ] || status=1  # 5: nothing selected (a -k that matches no test of this tier)
   echo "=== $label: $((SECONDS - started)) s"
 }
