@@ -29,11 +29,15 @@ def _load(mocap_dir, name):
     return _clip(mocap_dir / name)
 
 
+# A frame the transition left alone can still differ in its last bits: numpy's sums round by the data's alignment in memory.
+ROUNDING = 1e-9
+
+
 def _changed_frames(clip, reference):
     """Mask ``(F,)`` of the frames whose pose differs from ``reference`` at all (rotations up to sign)."""
     sign = np.where(np.sum(clip.rotation * reference.rotation, axis=-1, keepdims=True) < 0.0, -1.0, 1.0)
-    return ((np.abs(clip.rotation - sign * reference.rotation) > 0.0).any(axis=(1, 2))
-            | (np.abs(clip.location - reference.location) > 0.0).any(axis=(1, 2)))
+    return ((np.abs(clip.rotation - sign * reference.rotation) > ROUNDING).any(axis=(1, 2))
+            | (np.abs(clip.location - reference.location) > ROUNDING).any(axis=(1, 2)))
 
 
 def _disjoint(windows):
