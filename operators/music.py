@@ -48,7 +48,7 @@ def strip_song(scene, name, first_frame, fps):
         raise LoopsmithError(f"sound strip '{strip.name}' has no sound file")
     if sound.packed_file is not None:
         raise LoopsmithError(f"sound strip '{strip.name}' plays a packed sound: unpack it (File > External Data) to sync to it")
-    path = os.path.normpath(bpy.path.abspath(sound.filepath, library=sound.library))
+    path = _absolute(sound.filepath, f"sound strip '{strip.name}'", sound.library)
 
     def song_time(frame):  # the song's time (s) the strip plays on a scene frame
         return (frame - strip.frame_start) / fps + strip.sound_offset
@@ -61,8 +61,16 @@ def file_song(path, start):
     """The :class:`Song` of the file at ``path`` (relative to the .blend with //), ``start`` seconds into it on the first frame."""
     if not path:
         raise LoopsmithError("choose the song's file (File), or sync to a sound strip")
-    path = os.path.normpath(bpy.path.abspath(path))
+    path = _absolute(path, f"the song '{path}'")
     return Song(path, os.path.basename(path), float(start), (0.0, np.inf))
+
+
+def _absolute(path, what, library=None):
+    """``path`` made absolute (``//`` is the .blend's folder); LoopsmithError saying why where it is relative to a .blend
+    not saved yet."""
+    if path.startswith("//") and library is None and not bpy.data.filepath:
+        raise LoopsmithError(f"{what} is relative to the .blend file ({path}), which is not saved yet: save it, or give the song's full path")
+    return os.path.normpath(bpy.path.abspath(path, library=library))
 
 
 def song_beats(song):
