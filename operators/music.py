@@ -85,7 +85,8 @@ def song_beats(song):
 @dataclass
 class Synced:
     """The action synced: the warped clip (frames numbered from the scene frame it starts on), the core's
-    :class:`~..core.music.sync.Sync`, the song time (s) on its first frame and the sync's numbers."""
+    :class:`~..core.music.sync.Sync`, the song time (s) on its first frame and the sync's numbers (``after_song_s``: how
+    long it plays on after the song, when it does)."""
 
     clip: object
     sync: object
@@ -101,8 +102,12 @@ def sync_clip(clip, song, beats, length, bounds, per_bar, name):
     if len(times) < 2:
         raise SyncError(f"{song.name} has fewer than two beats to hear from the action's first frame on", clip=name)
     start, limit = song.start, min(length, song.heard[1]) - song.start
+    song_end = limit  # s on the new action's clock where the song stops being heard
     if per_bar:  # whole bars from a beat: the first beat heard leads, moved by the loop's phase below
         start, limit, times = start + times[0], limit - times[0], times - times[0]
+    else:  # a song shorter than the action: the motion plays on after it, on its beat continued
+        limit = max(limit, clip.duration / bounds[0])
+        times = music.continued_beats(times, limit)
     found = keyposes.find_keyposes(clip)
     warped, result = perform.sync_performance(clip, times, bounds, limit, per_bar or None, name=name, found=found)
     if per_bar:
@@ -113,7 +118,10 @@ def sync_clip(clip, song, beats, length, bounds, per_bar, name):
         shift = int(round((start - song.start) * clip.fps))
         start = song.start + shift / clip.fps
     warped = warped.with_channels(frames=warped.frames + shift)
-    return Synced(warped, result, start, perform.measure_sync(clip, warped, result, [], found))
+    numbers = perform.measure_sync(clip, warped, result, [], found)
+    if not per_bar and result.end - song_end > 0.5 / clip.fps:
+        numbers["after_song_s"] = round(float(result.end - song_end), 3)  # the verdict says so
+    return Synced(warped, result, start, numbers)
 
 
 def write_back(scene, obj, source, source_first, playback, song, beats, synced, loop):

@@ -163,6 +163,16 @@ def test_bad_input_is_one_line_and_changes_nothing(loopsmith, walker, arguments,
     assert _scene_state(scene) == before and walker.animation_data.action == source
 
 
+def test_a_song_shorter_than_the_action_never_cuts_it(loopsmith, walker, tmp_path):
+    """The 10 s walk to a 4 s song: the new action plays on after the song on its beat (never cut to 4 s), and says so."""
+    song = write_wav(tmp_path / "four.wav", click_track(4.0)[0])
+    assert bpy.ops.loopsmith.sync_to_music(music_source="FILE", music_file=str(song)) == {"FINISHED"}
+    first, last = walker.animation_data.action.frame_range
+    result = bpy.context.scene.loopsmith.music_sync
+    print(f"{last - first + 1:g} frames, {result.verdict}")
+    assert (last - first) / 30.0 >= 10.0 / 1.25 - 0.6 and result.verdict == "CHECK"
+
+
 def test_nan_samples_are_named_and_change_nothing(loopsmith, walker, tmp_path):
     if blender_audio_missing():  # the standard library's WAV reader takes no float WAV
         pytest.skip(blender_audio_missing())

@@ -9,9 +9,7 @@ import os
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
-from ....bridge import audio, clip_io, importers
+from ....bridge import audio, clip_io, importers, music as music_scene
 from ....core.compose import sequence
 from ....core.errors import AudioError, LoopsmithError, NoSteadyBeat, SyncError
 from ....core.music import beats as beat_tracking, keyposes, perform
@@ -114,7 +112,7 @@ def sync_to_song(composed, song, options, name, loop=False, seconds=None):
         limit -= times[0]
     else:  # a song shorter than the performance: the motion plays on after it, on its beat continued
         limit = max(song.seconds - song.start, clip.duration / bounds[0]) if seconds is None else seconds
-        times = continued_beats(times, limit)
+        times = music_scene.continued_beats(times, limit)
     found = keyposes.find_keyposes(clip)
     warped, result = perform.sync_performance(clip, times, bounds, limit, perform.BEATS_PER_BAR if loop else None, name, found,
                                               windows=windows, parts=[(segment.name, segment.out_first) for segment in composed.segments])
@@ -129,12 +127,6 @@ def sync_to_song(composed, song, options, name, loop=False, seconds=None):
     return Music(warped, result, song, float(start), beats_out, numbers, bounds, os.path.relpath(song.path.resolve(), page),
                  song.seconds - float(start))
 
-
-def continued_beats(times, seconds):
-    """Beat times ``times (N,)`` (seconds) and, past the last, more at the song's tempo up to ``seconds`` and a beat beyond."""
-    beat = 60.0 / perform.sync_module.song_tempo(times)
-    more = int(np.ceil((seconds - times[-1]) / beat)) + 1
-    return np.concatenate([times, times[-1] + beat * np.arange(1, more + 1)]) if more > 0 else times
 
 
 def process(task, options, name, inputs):

@@ -64,19 +64,8 @@ def music_json(music):
     after = result.end - music.song_end
     if after > 0.5 / fps:  # the song ended first: the motion played on its beat continued
         block["after_song_s"] = round(float(after), 3)
-    block["verdict"] = sync_verdict(block).to_json()
+    block["verdict"] = verdicts.of_sync(block).to_json()
     return block
-
-
-def sync_verdict(block):
-    """The verdict of a ``music`` block: the sync's (:func:`....core.measure.verdict.of_sync`), and CHECK where the song ends
-    before the performance (``after_song_s``)."""
-    verdict, after = verdicts.of_sync(block), block.get("after_song_s", 0.0)
-    if not after:
-        return verdict
-    concern = (f"the song ends {after:.1f} s before the performance: its last {after:.1f} s play on after it, on the song's beat "
-               "continued (a longer song, or fewer clips)")
-    return verdicts.Verdict(verdicts.worst([verdict, verdicts.Verdict(verdicts.CHECK)]), (*verdict.reasons, concern), verdict.measures)
 
 
 def _shown(span, shown):
@@ -146,7 +135,7 @@ def composition_entry(paths, armature, outputs, composed, source_of=None, music=
     if music is not None:
         entry["figure"].update(audio=music.audio, audio_start=round(music.audio_start, 4), beats=entry["music"]["beats"])
     entry = entries.judged(entry, verdict(entry))
-    return entries.worsened(entry, sync_verdict(entry["music"])) if music is not None else entry
+    return entries.worsened(entry, verdicts.of_sync(entry["music"])) if music is not None else entry
 
 
 def composition_svg(entry, width=560, row=22):
