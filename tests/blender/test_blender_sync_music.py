@@ -165,6 +165,8 @@ def test_bad_input_is_one_line_and_changes_nothing(loopsmith, walker, arguments,
 
 def test_a_song_shorter_than_the_action_never_cuts_it(loopsmith, walker, tmp_path):
     """The 10 s walk to a 4 s song: the new action plays on after the song on its beat (never cut to 4 s), and says so."""
+    if blender_audio_missing():  # the song goes in the sequencer
+        pytest.skip(blender_audio_missing())
     song = write_wav(tmp_path / "four.wav", click_track(4.0)[0])
     assert bpy.ops.loopsmith.sync_to_music(music_source="FILE", music_file=str(song)) == {"FINISHED"}
     first, last = walker.animation_data.action.frame_range
