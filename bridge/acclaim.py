@@ -46,9 +46,11 @@ def subject_skeleton(amc_path) -> pathlib.Path:
 
 def find_skeleton(amc_path) -> pathlib.Path:
     """The ASF of the AMC at ``amc_path`` found beside it: the one its first line names (``#!OML:ASF 05.asf``, as Loopsmith
-    writes it; any case), else CMU's ``<subject>.asf`` for ``<subject>_<trial>.amc`` (see :func:`subject_skeleton`), else
-    the only ``.asf`` in its folder. AcclaimError saying where it looked (:class:`~..core.errors.SkeletonNotFound`) when
-    there is none, or several and none named after the subject."""
+    writes it; any case); where that line names a file on another machine (CMU's, with its folder) or none, CMU's
+    ``<subject>.asf`` for ``<subject>_<trial>.amc`` (see :func:`subject_skeleton`), else the only ``.asf`` in its folder.
+    AcclaimError saying where it looked (:class:`~..core.errors.SkeletonNotFound`) when there is none, when the file its
+    first line names without a folder is not there (another skeleton beside it is never taken for it), or when there
+    are several and none named after the subject."""
     amc_path = pathlib.Path(amc_path)
     folder = amc_path.parent
     wanted = subject_skeleton(amc_path).name.lower()
@@ -56,8 +58,14 @@ def find_skeleton(amc_path) -> pathlib.Path:
         found = sorted(path for path in folder.iterdir() if path.suffix.lower() == ".asf" and path.is_file())
     except OSError as error:
         raise AcclaimError(f"no skeleton found: the folder {folder} cannot be listed ({error.strerror or error})", amc_path) from None
-    header = (acclaim.skeleton_named(amc_path) or "").lower()
-    named = [path for path in found if path.name.lower() == header] or [path for path in found if path.name.lower() == wanted]
+    written = acclaim.skeleton_named(amc_path) or ""
+    header = written.replace("\\", "/").rsplit("/", 1)[-1]
+    named = [path for path in found if path.name.lower() == header.lower()]
+    if named:
+        return named[0]
+    if header and header == written:  # a file named beside the motion (as Loopsmith writes it) and gone: no other will do
+        raise SkeletonNotFound(amc_path, f"{header}, which its first line names,", folder, found)
+    named = [path for path in found if path.name.lower() == wanted]
     if named:
         return named[0]
     if len(found) == 1:

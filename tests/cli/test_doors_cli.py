@@ -77,7 +77,7 @@ def test_bad_songs_are_one_line_naming_the_song_in_compose(mocap_dir, tmp_path):
         if song.name == "pipe.wav":
             assert done.returncode == 2 and line.endswith(f"--music {song}: {reason}"), line
             continue
-        assert done.returncode == 1 and line.startswith(f"loopsmith: {song}: cannot read audio ") and reason in line, line
+        assert done.returncode == 1 and line.startswith(f"loopsmith: {song}: cannot read it as audio: ") and reason in line, line
     assert not list((tmp_path / "out").glob("composition.*"))
 
 
@@ -184,3 +184,6 @@ def test_an_amc_is_read_on_the_skeleton_it_names(tmp_path):
     assert done.returncode == 0, done.stderr
     entry = json.loads((tmp_path / "back" / "loopsmith_report.json").read_text())["entries"][-1]
     assert entry["import"]["asf"] == str(out / "05_99.asf") and entry["verdict"]["word"] == "GOOD", entry["import"]
+    (out / "05_99.asf").rename(out / "elsewhere.asf")  # the skeleton it names is gone: 05.asf is not taken for it
+    done = run_loopsmith("convert", out / "05_99.amc", "--format", "bvh", "-o", tmp_path / "again", "--quiet")
+    assert done.returncode == 1 and "no skeleton found: looked for 05_99.asf, which its first line names, in" in done.stderr, done.stderr

@@ -66,16 +66,16 @@ def read_amc(path: str | os.PathLike, skeleton: AsfSkeleton, progress: Callable[
 
 
 def skeleton_named(path: str | os.PathLike) -> str | None:
-    """The file name of the skeleton the AMC at ``path`` names in its first line (``#!OML:ASF F:\\capture\\05.asf`` names
-    ``05.asf``: the folder is the writer's machine's), or None when it names none or cannot be read."""
+    """The skeleton the AMC at ``path`` names in its first line, as written there (``#!OML:ASF 05.asf`` as Loopsmith writes
+    it, CMU's ``F:\\VICON\\USERDATA\\INSTALL\\rory3\\rory3.ASF`` on the capture machine), or None when it names none or
+    cannot be read."""
     try:
         with open(path, "rb") as stream:
             first = stream.read(4096).split(b"\n", 1)[0].decode("utf-8", "replace").strip()
     except OSError:
         return None
     tag, _, named = first.partition(" ")
-    name = named.strip().replace("\\", "/").rsplit("/", 1)[-1]
-    return name if tag.upper() == "#!OML:ASF" and name else None
+    return named.strip() if tag.upper() == "#!OML:ASF" and named.strip() else None
 
 
 def parse_amc(text: str | bytes, skeleton: AsfSkeleton, path: object = None) -> AmcMotion:

@@ -72,7 +72,7 @@ def read_song(options):
             read[0] += len(block)
             yield block
 
-    found = beat_tracking.track_beats(counted(opened.blocks()), opened.rate, str(options.music))
+    found = beat_tracking.track_beats(counted(opened.blocks()), opened.rate, options.music.name)
     seconds = read[0] / float(opened.rate)
     if options.music_start >= seconds:
         raise SyncError(f"--music-start {options.music_start:g} s is past the end of the song ({seconds:.1f} s long)")
@@ -83,6 +83,13 @@ def song_fault(error, options):
     """Whether ``error`` is the ``--music`` song's: it cannot be read, has no beat or is too short for ``--music-start``."""
     return options.music is not None and (isinstance(error, (AudioError, NoSteadyBeat))
                                           or (isinstance(error, SyncError) and error.clip is None))
+
+
+def fault_line(error, options):
+    """The entry's line for ``error``: a song that cannot be read is named by the entry's file, as ``beats`` names it."""
+    if song_fault(error, options) and type(error) is AudioError:
+        return f"cannot read it as audio: {error.reason}"
+    return str(error)
 
 
 def culprit(error, paths, options):
@@ -152,6 +159,6 @@ def process(task, options, name, inputs):
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        entry = error_entry(culprit(error, paths, options), str(error), time.perf_counter() - started)
+        entry = error_entry(culprit(error, paths, options), fault_line(error, options), time.perf_counter() - started)
         entry["clips"] = [str(path) for path in paths]
         return [entry]

@@ -106,7 +106,7 @@ def process(task, options, name, inputs):
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        entry = error_entry(options.music if compose_job.song_fault(error, options) else options.graph, str(error),
+        entry = error_entry(options.music if compose_job.song_fault(error, options) else options.graph, compose_job.fault_line(error, options),
                             time.perf_counter() - started)
         entry["graph_file"] = str(options.graph)
         return [entry]
