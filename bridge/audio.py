@@ -35,6 +35,8 @@ ROOM_MARGIN = 1.25  # the room a song decoded to a temporary file is given, over
 WHOLE_BYTES = 64 * 2 ** 20  # decoded float32 samples (all channels) read in one piece (3 min of 44.1 kHz stereo); more go in blocks
 UNDECODABLE = "not audio Blender can decode (a corrupt file, or a format its audio library does not read)"
 NO_SAMPLES = "no audio samples (a header without sound, or 0 frames)"
+EXACT_LENGTH = (".wav", ".wave", ".flac", ".aif", ".aiff")  # whose header gives the exact length (an MP3's is an estimate)
+SHORT_SECONDS = 0.01  # samples that end this much before the header's length are a truncated file
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,8 @@ class Audio:
             blocks = _whole(self, block_seconds)
         else:
             blocks = _decoded(self, block_seconds)
-        return _counted(_checked(blocks, self.path, self.rate), self.frames, progress)
+        exact = self.reader == "wave" or os.path.splitext(self.path)[1].lower() in EXACT_LENGTH
+        return _counted(_checked(blocks, self.path, self.rate, self.frames if exact else None), self.frames, progress)
 
 
 def _regular_file(path) -> None:
@@ -95,7 +98,19 @@ def open_audio(path) -> Audio:
         raise AudioError(path, UNDECODABLE)
     if frames == 0:
         raise AudioError(path, NO_SAMPLES)
-    return Audio(path, float(rate), int(channels), int(frames), "aud", sound)
+    return Audio(path, float(rate), int(channels), max(int(frames), _header_frames(path)), "aud", sound)
+
+
+def _header_frames(path) -> int:
+    """The samples per channel a PCM WAV's header gives (aud counts what the file holds: a truncated file would pass for a
+    shorter song); 0 for another file, or a header that leaves its length open (a stream's 0 or 0xFFFFFFFF bytes)."""
+    if not path.lower().endswith((".wav", ".wave")):
+        return 0
+    try:
+        info = wav.wav_info(path)
+    except AudioError:
+        return 0  # a float WAV, which the standard library does not read: aud's count stands
+    return info.frames if 0 < info.frames * info.sample_width * info.channels < 0xFFFFFFFF - 8 else 0
 
 
 def _counted(blocks: Iterator[np.ndarray], frames: int, progress) -> Iterator[np.ndarray]:
@@ -109,9 +124,10 @@ def _counted(blocks: Iterator[np.ndarray], frames: int, progress) -> Iterator[np
         progress(1.0)
 
 
-def _checked(blocks: Iterator[np.ndarray], path, rate: float) -> Iterator[np.ndarray]:
-    """``blocks`` as they come; AudioError naming the song when there is none, or where a sample is NaN or infinite (a
-    float WAV can hold them, and the beat tracker would hear silence), with the first one's time."""
+def _checked(blocks: Iterator[np.ndarray], path, rate: float, frames: int | None = None) -> Iterator[np.ndarray]:
+    """``blocks`` as they come; AudioError naming the song when there is none, where a sample is NaN or infinite (a
+    float WAV can hold them, and the beat tracker would hear silence), with the first one's time, or where they end
+    :data:`SHORT_SECONDS` or more before the ``frames`` its header gives (None: a header's estimate, as an MP3's)."""
     done = 0
     for block in blocks:
         bad = np.flatnonzero(~np.isfinite(block))
@@ -123,6 +139,9 @@ def _checked(blocks: Iterator[np.ndarray], path, rate: float) -> Iterator[np.nda
         yield block
     if done == 0:
         raise AudioError(path, NO_SAMPLES)
+    if frames is not None and done < frames - SHORT_SECONDS * rate:
+        raise AudioError(path, f"its samples end after {done / rate:.2f} s of the {frames / rate:.2f} s its header gives: the file looks "
+                               "truncated")
 
 
 def _mono(data: np.ndarray) -> np.ndarray:

@@ -55,7 +55,16 @@ def _bad_songs(folder):
             "its samples hold NaN values (the first at 1.000 s)",
             _wav(folder / "inf.wav", 3, 4, with_inf.tobytes()): "unknown format: 3" if wav_only else
             "its samples hold infinite values (the first at 0.000 s)",
+            _truncated(folder / "cut.wav"): "its samples end after 4.00 s of the 8.00 s its header gives: the file looks truncated",
             folder / "pipe.wav": "a named pipe (FIFO), not a song file"}
+
+
+def _truncated(path):
+    """An 8 s click track cut after its first 4 s of samples, its header left as it was."""
+    write_wav(path, click_track(8.0, 120.0, 0.25)[0])
+    data = path.read_bytes()
+    path.write_bytes(data[: 44 + 4 * 22050 * 2])
+    return path
 
 
 @pytest.mark.blender
