@@ -11,7 +11,6 @@ written back on the same skeleton.
 
 import os
 import pathlib
-import stat
 
 import bpy
 import numpy as np
@@ -20,6 +19,7 @@ from ..core.errors import AcclaimError, SkeletonNotFound
 from ..core.formats import acclaim
 from ..core.formats.bvh import MAX_NAME_BYTES
 from ..files import outputs
+from ..files.inputs import not_a_file
 from . import armature, read_action, timeline
 
 #: Custom properties of an armature imported from an ASF: the ASF's text, its file name, the metres per file unit used.
@@ -31,12 +31,9 @@ _SAME_REST = 1e-4  # metres (and matrix entries) within which an armature's rest
 def _regular_file(path, kind):
     """``path`` as a Path; AcclaimError naming it unless it is a regular file (a FIFO or a device would block the read)."""
     path = pathlib.Path(path)
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as error:
-        raise AcclaimError(f"cannot be read: {error.strerror or error}", path) from None
-    if not stat.S_ISREG(mode):
-        raise AcclaimError(f"is not a regular file, not an {kind} file", path)
+    problem = not_a_file(path, f"an {kind} file")
+    if problem:
+        raise AcclaimError(problem, path)
     return path
 
 
@@ -48,9 +45,12 @@ def subject_skeleton(amc_path) -> pathlib.Path:
 
 
 def find_skeleton(amc_path) -> pathlib.Path:
-    """The ASF of the AMC at ``amc_path`` found beside it: CMU's ``<subject>.asf`` for ``<subject>_<trial>.amc`` (see
-    :func:`subject_skeleton`, any case of the suffix), else the only ``.asf`` in its folder. AcclaimError saying where it
-    looked (:class:`~..core.errors.SkeletonNotFound`) when there is none, or several and none named after the subject."""
+    """The ASF of the AMC at ``amc_path`` found beside it: the one its first line names (``#!OML:ASF 05.asf``, as Loopsmith
+    writes it; any case); where that line names a file on another machine (CMU's, with its folder) or none, CMU's
+    ``<subject>.asf`` for ``<subject>_<trial>.amc`` (see :func:`subject_skeleton`), else the only ``.asf`` in its folder.
+    AcclaimError saying where it looked (:class:`~..core.errors.SkeletonNotFound`) when there is none, when the file its
+    first line names without a folder is not there (another skeleton beside it is never taken for it), or when there
+    are several and none named after the subject."""
     amc_path = pathlib.Path(amc_path)
     folder = amc_path.parent
     wanted = subject_skeleton(amc_path).name.lower()
@@ -58,6 +58,13 @@ def find_skeleton(amc_path) -> pathlib.Path:
         found = sorted(path for path in folder.iterdir() if path.suffix.lower() == ".asf" and path.is_file())
     except OSError as error:
         raise AcclaimError(f"no skeleton found: the folder {folder} cannot be listed ({error.strerror or error})", amc_path) from None
+    written = acclaim.skeleton_named(amc_path) or ""
+    header = written.replace("\\", "/").rsplit("/", 1)[-1]
+    named = [path for path in found if path.name.lower() == header.lower()]
+    if named:
+        return named[0]
+    if header and header == written:  # a file named beside the motion (as Loopsmith writes it) and gone: no other will do
+        raise SkeletonNotFound(amc_path, f"{header}, which its first line names,", folder, found)
     named = [path for path in found if path.name.lower() == wanted]
     if named:
         return named[0]
@@ -77,6 +84,8 @@ def read_files(amc_path, asf_path=None, fps=acclaim.DEFAULT_FPS, scale=None, pro
     None: the skeleton alone, one frame in its rest pose."""
     if not fps > 0.0:
         raise AcclaimError(f"frame rate {fps:g}: it must be positive", amc_path)
+    if amc_path is not None:
+        amc_path = _regular_file(amc_path, "AMC")  # a motion that is not there is named before its skeleton is looked for
     if asf_path is None:
         asf_path = find_skeleton(amc_path)
     asf_path = _regular_file(asf_path, "ASF")
@@ -86,7 +95,7 @@ def read_files(amc_path, asf_path=None, fps=acclaim.DEFAULT_FPS, scale=None, pro
     if amc_path is None:
         motion = _rest_motion(skeleton)
     else:
-        motion = acclaim.read_amc(_regular_file(amc_path, "AMC"), skeleton, progress)
+        motion = acclaim.read_amc(amc_path, skeleton, progress)
     clip, lengths, connected = acclaim.armature_from_acclaim(skeleton, motion, fps, scale)
     return skeleton, text, clip, lengths, connected
 
@@ -161,12 +170,35 @@ def stored_skeleton(obj):
     return skeleton, text, str(data.get(ASF_NAME) or ""), float(data.get(ASF_SCALE, skeleton.metres_per_unit))
 
 
+def holds_skeleton(path, skeleton) -> bool:
+    """Whether the file at ``path`` is an ASF of ``skeleton`` (False when there is none, or it cannot be read as one)."""
+    try:
+        return acclaim.asf_text(acclaim.read_asf(_regular_file(path, "ASF"))) == acclaim.asf_text(skeleton)
+    except AcclaimError:
+        return False
+
+
+def skeleton_beside(amc_path, skeleton, asf_name) -> tuple[pathlib.Path, bool]:
+    """Where the ASF of an AMC written at ``amc_path`` goes, and whether it must be written: the skeleton's own file name
+    ``asf_name`` (the ASF it was read from) beside the AMC, unless a file there holds another skeleton; else the AMC's
+    own ``<name>.asf``. Nothing is written where the file holds this skeleton already. The AMC names the one chosen in
+    its first line, and :func:`find_skeleton` finds it first: the command line and Blender's export choose alike."""
+    amc_path = pathlib.Path(amc_path)
+    own = amc_path.with_suffix(".asf")
+    for candidate in dict.fromkeys([amc_path.with_name(asf_name) if asf_name else own, own]):
+        if not candidate.exists():
+            return candidate, True
+        if holds_skeleton(candidate, skeleton):
+            return candidate, False
+    return own, True
+
+
 def export_acclaim(obj, amc_path, asf_path=None, progress=None):
     """Write the action of the armature ``obj`` as the AMC at ``amc_path``, on the skeleton it was imported from.
 
-    The ASF goes to ``asf_path`` (default :func:`subject_skeleton` of the
-    AMC, where :func:`find_skeleton` looks first) unless that file already
-    holds the same skeleton; a different skeleton there is refused. Both are
+    The ASF goes to ``asf_path`` (default :func:`skeleton_beside` the AMC,
+    which its first line names) unless that file already holds the same
+    skeleton; a different skeleton there is refused. Both are
     written through temporary files and verified by reading them back: on
     any failure nothing at either path changes. Frames keep the action's
     numbers (renumbered from 1 if they start below 0: AMC frame numbers are
@@ -175,10 +207,15 @@ def export_acclaim(obj, amc_path, asf_path=None, progress=None):
     motion does not fit the skeleton's dofs; OutputError when a file
     cannot be written.
     """
-    skeleton, text, _, scale = stored_skeleton(obj)
+    skeleton, text, asf_name, scale = stored_skeleton(obj)
     amc_path = pathlib.Path(amc_path)
-    asf_path = pathlib.Path(asf_path) if asf_path is not None else subject_skeleton(amc_path)
-    clip = _exact_rest(read_action.read_clip(obj), skeleton, scale)
+    asf_path = pathlib.Path(asf_path) if asf_path is not None else skeleton_beside(amc_path, skeleton, asf_name)[0]
+    clip = read_action.read_clip(obj)
+    missing = [name for name in skeleton.names if name not in clip.bone_names]
+    if missing:
+        raise AcclaimError(f"the armature '{obj.name}' has no bone '{missing[0]}' of its skeleton {asf_name or 'skeleton.asf'}: "
+                           "it was renamed or deleted since the import (name it back, or import the AMC again)")
+    clip = _exact_rest(clip, skeleton, scale)
     if clip.frames[0] < 0:
         clip = clip.with_channels(frames=clip.frames - clip.frames[0] + 1.0)
     motion = acclaim.motion_from_clip(clip, skeleton, scale)  # before any file is opened: a misfit writes nothing

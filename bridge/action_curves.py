@@ -170,3 +170,27 @@ class ActionCurves:
             row, column = np.argwhere(~finite)[0]
             raise ClipError(f"curve {keys[row][0]}[{keys[row][1]}] has a NaN or infinite value at frame {frames[column]:g}")
         return values, present
+
+
+def shift_keys(fcurve, frames) -> None:
+    """Move every key of ``fcurve`` (and its handles) by ``frames``: one number, or one per key ``(K,)``."""
+    points = fcurve.keyframe_points
+    for prop in ("co", "handle_left", "handle_right"):
+        values = np.empty(2 * len(points), dtype=np.float32)
+        points.foreach_get(prop, values)
+        values[0::2] += frames
+        points.foreach_set(prop, values)
+    fcurve.update()
+
+
+def keys_on_whole_frames(obj) -> None:
+    """Move the keys of ``obj``'s action that lie within :data:`FRAME_TOLERANCE` of a whole frame onto it: an importer
+    times keys from single-precision seconds (a glTF's last key lands on frame 29.99997), which would lose that frame."""
+    action = obj.animation_data.action if obj.animation_data else None
+    for fcurve in action_api.fcurves_of(action, obj) if action is not None else ():
+        keys = np.empty(2 * len(fcurve.keyframe_points), dtype=np.float32)
+        fcurve.keyframe_points.foreach_get("co", keys)
+        frames = keys[0::2].astype(np.float64)
+        off = np.round(frames) - frames
+        if np.any((off != 0.0) & (np.abs(off) < FRAME_TOLERANCE)):
+            shift_keys(fcurve, np.where(np.abs(off) < FRAME_TOLERANCE, off, 0.0))

@@ -12,7 +12,7 @@ standard library's WAV reader (:mod:`...core.music.audio`) reads WAV files.
 """
 
 import os
-import stat
+import shutil
 import struct
 import tempfile
 from collections.abc import Callable, Iterator
@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.errors import AudioError
 from ..core.music import audio as wav
+from ..files.inputs import not_a_file
 
 try:
     import aud
@@ -30,8 +31,12 @@ except ImportError:  # a bpy built without audaspace
     aud = None
 
 BLOCK_SECONDS = wav.BLOCK_SECONDS  # seconds of audio per block
+ROOM_MARGIN = 1.25  # the room a song decoded to a temporary file is given, over its header's length
 WHOLE_BYTES = 64 * 2 ** 20  # decoded float32 samples (all channels) read in one piece (3 min of 44.1 kHz stereo); more go in blocks
 UNDECODABLE = "not audio Blender can decode (a corrupt file, or a format its audio library does not read)"
+NO_SAMPLES = "no audio samples (a header without sound, or 0 frames)"
+EXACT_LENGTH = (".wav", ".wave", ".flac", ".aif", ".aiff")  # whose header gives the exact length (an MP3's is an estimate)
+SHORT_SECONDS = 0.01  # samples that end this much before the header's length are a truncated file
 
 
 @dataclass(frozen=True)
@@ -55,25 +60,22 @@ class Audio:
 
         Raises :class:`AudioError` naming the file when its samples cannot be decoded."""
         if self.reader == "wave":
-            return _counted(wav.wav_blocks(self.path, block_seconds), self.frames, progress)
-        if self.frames * self.channels * 4 <= WHOLE_BYTES:
-            return _counted(_whole(self, block_seconds), self.frames, progress)
-        return _counted(_decoded(self, block_seconds), self.frames, progress)
+            blocks = wav.wav_blocks(self.path, block_seconds)
+        elif self.frames * self.channels * 4 <= WHOLE_BYTES:
+            blocks = _whole(self, block_seconds)
+        else:
+            blocks = _decoded(self, block_seconds)
+        exact = self.reader == "wave" or os.path.splitext(self.path)[1].lower() in EXACT_LENGTH
+        return _counted(_checked(blocks, self.path, self.rate, self.frames if exact else None), self.frames, progress)
 
 
 def _regular_file(path) -> None:
-    """AudioError unless ``path`` is a regular, non-empty file: a FIFO or a device would hang the decoder."""
-    try:
-        status = os.stat(path)
-    except FileNotFoundError:
-        raise AudioError(path, "no such file") from None
-    except OSError as error:
-        raise AudioError(path, error.strerror or str(error)) from None
-    if stat.S_ISDIR(status.st_mode):
-        raise AudioError(path, "a folder, not an audio file")
-    if not stat.S_ISREG(status.st_mode):
-        raise AudioError(path, "is not a regular file")
-    if status.st_size == 0:
+    """AudioError unless ``path`` is a regular, non-empty file (naming what it is instead): a FIFO or a device would hang
+    the decoder."""
+    problem = not_a_file(path, "a song file")
+    if problem:
+        raise AudioError(path, problem)
+    if os.stat(path).st_size == 0:
         raise AudioError(path, "an empty file")
 
 
@@ -92,9 +94,23 @@ def open_audio(path) -> Audio:
         (rate, channels), frames = sound.specs, sound.length  # the file is opened here
     except aud.error:
         raise AudioError(path, UNDECODABLE) from None
-    if not rate > 0 or channels < 1 or frames == 0:  # data() of a sound without specs kills the process (SIGFPE)
+    if not rate > 0 or channels < 1:  # data() of a sound without specs kills the process (SIGFPE)
         raise AudioError(path, UNDECODABLE)
-    return Audio(path, float(rate), int(channels), int(frames), "aud", sound)
+    if frames == 0:
+        raise AudioError(path, NO_SAMPLES)
+    return Audio(path, float(rate), int(channels), max(int(frames), _header_frames(path)), "aud", sound)
+
+
+def _header_frames(path) -> int:
+    """The samples per channel a PCM WAV's header gives (aud counts what the file holds: a truncated file would pass for a
+    shorter song); 0 for another file, or a header that leaves its length open (a stream's 0 or 0xFFFFFFFF bytes)."""
+    if not path.lower().endswith((".wav", ".wave")):
+        return 0
+    try:
+        info = wav.wav_info(path)
+    except AudioError:
+        return 0  # a float WAV, which the standard library does not read: aud's count stands
+    return info.frames if 0 < info.frames * info.sample_width * info.channels < 0xFFFFFFFF - 8 else 0
 
 
 def _counted(blocks: Iterator[np.ndarray], frames: int, progress) -> Iterator[np.ndarray]:
@@ -108,6 +124,26 @@ def _counted(blocks: Iterator[np.ndarray], frames: int, progress) -> Iterator[np
         progress(1.0)
 
 
+def _checked(blocks: Iterator[np.ndarray], path, rate: float, frames: int | None = None) -> Iterator[np.ndarray]:
+    """``blocks`` as they come; AudioError naming the song when there is none, where a sample is NaN or infinite (a
+    float WAV can hold them, and the beat tracker would hear silence), with the first one's time, or where they end
+    :data:`SHORT_SECONDS` or more before the ``frames`` its header gives (None: a header's estimate, as an MP3's)."""
+    done = 0
+    for block in blocks:
+        bad = np.flatnonzero(~np.isfinite(block))
+        if len(bad):
+            kind = "NaN" if np.isnan(block[bad[0]]) else "infinite"
+            raise AudioError(path, f"its samples hold {kind} values (the first at {(done + bad[0]) / rate:.3f} s): a damaged or "
+                                   "wrongly converted file")
+        done += len(block)
+        yield block
+    if done == 0:
+        raise AudioError(path, NO_SAMPLES)
+    if frames is not None and done < frames - SHORT_SECONDS * rate:
+        raise AudioError(path, f"its samples end after {done / rate:.2f} s of the {frames / rate:.2f} s its header gives: the file looks "
+                               "truncated")
+
+
 def _mono(data: np.ndarray) -> np.ndarray:
     """Samples (frames, channels) -> mono float32 (frames,)."""
     if data.ndim == 1 or data.shape[1] == 1:
@@ -118,11 +154,12 @@ def _mono(data: np.ndarray) -> np.ndarray:
 def _whole(audio: Audio, block_seconds: float) -> Iterator[np.ndarray]:
     """The song decoded at once (``Sound.data()``), cut into blocks."""
     try:
-        samples = _mono(np.asarray(audio.sound.data()))
+        data = np.asarray(audio.sound.data())
     except aud.error:
         raise AudioError(audio.path, UNDECODABLE) from None
-    if len(samples) == 0:
-        raise AudioError(audio.path, "no audio samples")
+    if data.size == 0:
+        raise AudioError(audio.path, NO_SAMPLES)
+    samples = _mono(data)
     size = max(1, int(block_seconds * audio.rate))
     for start in range(0, len(samples), size):
         yield samples[start: start + size]
@@ -134,6 +171,7 @@ def _decoded(audio: Audio, block_seconds: float) -> Iterator[np.ndarray]:
     if audio.channels > 1:  # rechannel sums the channels: scaled, the sum is their mean
         sound = sound.rechannel(1).volume(1.0 / audio.channels)
     with tempfile.TemporaryDirectory(prefix="loopsmith-audio-") as folder:
+        _require_room(audio, folder)
         decoded = os.path.join(folder, "decoded.wav")
         try:
             sound.write(decoded, int(round(audio.rate)), 1, aud.FORMAT_FLOAT32, aud.CONTAINER_WAV, aud.CODEC_PCM, 0)
@@ -142,6 +180,19 @@ def _decoded(audio: Audio, block_seconds: float) -> Iterator[np.ndarray]:
         except OSError as error:
             raise AudioError(audio.path, f"cannot be decoded to a temporary file in {folder}: {error.strerror or error}") from None
         yield from float_wav_blocks(decoded, audio.frames, max(1, int(block_seconds * audio.rate)), audio.path)
+
+
+def _require_room(audio: Audio, folder) -> None:
+    """AudioError naming the song unless ``folder`` has room for it decoded (mono float32, and :data:`ROOM_MARGIN` more: an
+    MP3's length is an estimate). Blender's audio library aborts the whole process when its disk fills while it writes."""
+    needed = int(audio.frames * 4 * ROOM_MARGIN) + 2 ** 20
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return  # a folder whose room cannot be told: the write says more
+    if free < needed:
+        raise AudioError(audio.path, f"decoding it needs {needed / 2 ** 20:.0f} MB in the temporary folder {os.path.dirname(folder)}, "
+                                     f"which has {free / 2 ** 20:.0f} MB free: free some space or set TMPDIR to a folder with room")
 
 
 def _data_chunk(stream, source) -> tuple[int, int]:
@@ -186,5 +237,5 @@ def read_audio(path, progress: Callable[[float], None] | None = None) -> tuple[n
     audio = open_audio(path)
     blocks = list(audio.blocks(progress=progress))
     if not blocks:
-        raise AudioError(path, "no audio samples")
+        raise AudioError(path, NO_SAMPLES)
     return np.concatenate(blocks), audio.rate

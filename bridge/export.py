@@ -48,8 +48,9 @@ def _only_the_loop(obj, frame_start, frame_end):
         view_layer.objects.active = obj
         # The start first: setting it past the end moves the end along, while an end before the start is clamped.
         scene.frame_start, scene.frame_end = frame_start, frame_end
-        if action.use_frame_range:  # the glTF exporter samples the action's own range (a WRAP loop's closing frame lies past it)
-            action.frame_start, action.frame_end = frame_start, frame_end
+        # The glTF exporter samples the action's own range, whole frames only: a WRAP loop's closing frame lies past it, and
+        # keys imported a hair before the last frame (29.99997 from a GLB's single-precision times) would lose that frame.
+        action.use_frame_range, action.frame_start, action.frame_end = True, frame_start, frame_end
         for strip in strips:
             strip.mute = True
         yield scene
@@ -117,18 +118,6 @@ def _renamed(collection, item, name):
             other.name = name
 
 
-def _shift_keys(fcurves, frames):
-    """Move every key and handle of ``fcurves`` by ``frames``."""
-    for fcurve in fcurves:
-        points = fcurve.keyframe_points
-        for prop in ("co", "handle_left", "handle_right"):
-            values = np.empty(2 * len(points), dtype=np.float32)
-            points.foreach_get(prop, values)
-            values[0::2] += frames
-            points.foreach_set(prop, values)
-        fcurve.update()
-
-
 @contextlib.contextmanager
 def _starting_at_zero(obj, frame_start, frame_end):
     """A copy of the active action moved to begin at frame 0 played meanwhile, and the scene's range ``0..end - start``.
@@ -142,7 +131,8 @@ def _starting_at_zero(obj, frame_start, frame_end):
     scene = bpy.context.scene
     try:
         action_api.assign_action(obj, moved)  # first: the curves shifted are those of the slot it plays on
-        _shift_keys(action_api.fcurves_of(moved, obj), -frame_start)
+        for fcurve in action_api.fcurves_of(moved, obj):
+            action_curves.shift_keys(fcurve, -frame_start)
         if moved.use_frame_range:
             moved.frame_start, moved.frame_end = action.frame_start - frame_start, action.frame_end - frame_start
         scene.frame_start, scene.frame_end = 0, frame_end - frame_start

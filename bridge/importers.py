@@ -10,7 +10,6 @@ import dataclasses
 import io
 import os
 import pathlib
-import stat
 import sys
 import tempfile
 
@@ -21,8 +20,8 @@ from ..core.errors import AcclaimError, LoopsmithError, SkeletonNotFound
 from ..core.formats import acclaim, bvh, bvh_clip, containers
 from ..core.formats.import_settings import ImportSettings
 from ..files import interrupts, progress
-from ..files.inputs import INPUT_SUFFIXES, is_acclaim
-from . import acclaim as acclaim_scene, armature, read_action, timeline
+from ..files.inputs import INPUT_SUFFIXES, is_acclaim, not_a_file
+from . import acclaim as acclaim_scene, action_curves, armature, read_action, timeline
 
 
 #: The unit and reason reported for a BVH scale given on the command line.
@@ -64,14 +63,9 @@ def reason(error):
 def require_regular_file(path):
     """InputError unless ``path`` is a regular file (a link to one counts): checked with ``os.stat`` before anything opens it,
     as opening a FIFO waits for a writer and a device such as /dev/zero never ends."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise InputError("no such file") from None
-    except OSError as error:
-        raise InputError(f"cannot be read: {error.strerror or error}") from None
-    if not stat.S_ISREG(mode):
-        raise InputError("is not a regular file")
+    problem = not_a_file(path, "a motion file")
+    if problem:
+        raise InputError(problem)
 
 
 def read_bvh_header(path, options) -> tuple[bvh.BvhInfo, ImportSettings]:
@@ -237,6 +231,9 @@ def load(path, options) -> tuple[ImportSettings, bvh.BvhInfo | None]:
         interrupts.check()  # an interrupt inside an importer arrives wrapped in RuntimeError
         raise InputError(f"cannot be read: {reason(error)}") from None
     interrupts.check()  # one raised in a load handler Blender runs (add-ons' Python) is printed and swallowed by Blender
+    if suffix in (".fbx", ".glb", ".gltf"):  # keys timed in seconds: those a hair off a frame go onto it
+        for name in armatures_with_actions():
+            action_curves.keys_on_whole_frames(bpy.data.objects[name])
     return _with_asf(settings, options), None if header is None else _hierarchy_only(header)
 
 

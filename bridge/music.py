@@ -8,8 +8,10 @@ user's own file). Blender 4.2 and 4.5 keep a sequencer's strips in ``sequence_ed
 import os
 import re
 
+import numpy as np
 
 from ..core.errors import LoopsmithError
+from ..core.music.sync import song_tempo
 
 CHANNEL = 1  # the sequencer channel of the song's strip
 SONG_TAG = "loopsmith_song"  # a custom property on the strips Loopsmith adds: syncing again replaces them
@@ -69,3 +71,11 @@ def sound_strips(scene):
     if editor is None:
         return []
     return [strip for strip in _strips(editor) if strip.type == "SOUND"]
+
+
+def continued_beats(times, seconds):
+    """Beat times ``times (N,)`` (seconds) and, past the last, more at the song's tempo up to ``seconds`` and a beat beyond:
+    the beat a performance longer than its song plays on to."""
+    beat = 60.0 / song_tempo(times)
+    more = int(np.ceil((seconds - times[-1]) / beat)) + 1
+    return np.concatenate([times, times[-1] + beat * np.arange(1, more + 1)]) if more > 0 else times

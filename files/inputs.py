@@ -5,6 +5,7 @@ Plain Python (no Blender).
 
 import os
 import pathlib
+import stat
 
 INPUT_SUFFIXES = (".bvh", ".fbx", ".glb", ".gltf", ".blend", ".amc")
 #: Songs: the sound files Blender's audio library plays (its file browser's list).
@@ -16,6 +17,25 @@ ACCLAIM_MOTION = ".amc"
 def real(path):
     """The path a file really lives at (links and ``..`` resolved), for comparing files."""
     return pathlib.Path(os.path.realpath(path))
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def not_a_file(path, wanted="a file"):
+    """Why ``path`` is no regular file to read (a link to one counts), naming what it is instead (``a named pipe (FIFO),
+    not a song file`` with ``wanted`` "a song file"); None when it is one. Checked with ``os.stat`` before anything opens
+    it: opening a FIFO waits for a writer, and a device such as /dev/zero never ends."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "no such file"
+    except OSError as error:
+        return f"cannot be read: {error.strerror or error}"
+    if stat.S_ISREG(mode):
+        return None
+    return f"{next((kind for test, kind in _KINDS if test(mode)), 'not a regular file')}, not {wanted}"
 
 
 def is_acclaim(path):

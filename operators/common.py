@@ -2,6 +2,7 @@
 
 import dataclasses
 import functools
+import traceback
 from collections.abc import Callable
 from contextlib import contextmanager
 
@@ -15,7 +16,8 @@ from ..core.measure import verdict
 
 def reports_errors(execute: Callable) -> Callable:
     """Wrap an operator's ``execute(self, context)``: a :class:`LoopsmithError` becomes an ERROR report (its message as it
-    is) and the run is cancelled; any other exception is a bug and keeps its traceback."""
+    is) and the run is cancelled; any other exception, a bug, is an ERROR report too that asks for it to be reported,
+    its traceback printed to the console: no exception escapes an operator."""
 
     @functools.wraps(execute)
     def execute_or_report(self, context):
@@ -23,7 +25,10 @@ def reports_errors(execute: Callable) -> Callable:
             return execute(self, context)
         except LoopsmithError as error:
             self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        except Exception as error:  # noqa: BLE001  (a bug: reported in one line, its traceback on the console)
+            traceback.print_exc()
+            self.report({"ERROR"}, f"internal error, please report it (the traceback is on the console): {type(error).__name__}: {error}")
+        return {"CANCELLED"}
 
     return execute_or_report
 

@@ -91,6 +91,7 @@ class LOOPSMITH_OT_sequence_add(SequenceOperator, bpy.types.Operator):
     bl_idname = "loopsmith.sequence_add"
     bl_label = "Add Action"
 
+    @common.reports_errors
     def execute(self, context):
         settings = context.scene.loopsmith
         action = context.active_object.animation_data.action
@@ -171,6 +172,7 @@ class LOOPSMITH_OT_junction_use_point(SequenceOperator, bpy.types.Operator):
     bl_idname = "loopsmith.junction_use_point"
     bl_label = "Use Point"
 
+    @common.reports_errors
     def execute(self, context):
         settings = context.scene.loopsmith
         index, point = settings.junction_points_entry, settings.active_junction_point

@@ -48,7 +48,7 @@ def strip_song(scene, name, first_frame, fps):
         raise LoopsmithError(f"sound strip '{strip.name}' has no sound file")
     if sound.packed_file is not None:
         raise LoopsmithError(f"sound strip '{strip.name}' plays a packed sound: unpack it (File > External Data) to sync to it")
-    path = os.path.normpath(bpy.path.abspath(sound.filepath, library=sound.library))
+    path = _absolute(sound.filepath, f"sound strip '{strip.name}'", sound.library)
 
     def song_time(frame):  # the song's time (s) the strip plays on a scene frame
         return (frame - strip.frame_start) / fps + strip.sound_offset
@@ -61,8 +61,16 @@ def file_song(path, start):
     """The :class:`Song` of the file at ``path`` (relative to the .blend with //), ``start`` seconds into it on the first frame."""
     if not path:
         raise LoopsmithError("choose the song's file (File), or sync to a sound strip")
-    path = os.path.normpath(bpy.path.abspath(path))
+    path = _absolute(path, f"the song '{path}'")
     return Song(path, os.path.basename(path), float(start), (0.0, np.inf))
+
+
+def _absolute(path, what, library=None):
+    """``path`` made absolute (``//`` is the .blend's folder); LoopsmithError saying why where it is relative to a .blend
+    not saved yet."""
+    if path.startswith("//") and library is None and not bpy.data.filepath:
+        raise LoopsmithError(f"{what} is relative to the .blend file ({path}), which is not saved yet: save it, or give the song's full path")
+    return os.path.normpath(bpy.path.abspath(path, library=library))
 
 
 def song_beats(song):
@@ -77,7 +85,8 @@ def song_beats(song):
 @dataclass
 class Synced:
     """The action synced: the warped clip (frames numbered from the scene frame it starts on), the core's
-    :class:`~..core.music.sync.Sync`, the song time (s) on its first frame and the sync's numbers."""
+    :class:`~..core.music.sync.Sync`, the song time (s) on its first frame and the sync's numbers (``after_song_s``: how
+    long it plays on after the song, when it does)."""
 
     clip: object
     sync: object
@@ -93,8 +102,12 @@ def sync_clip(clip, song, beats, length, bounds, per_bar, name):
     if len(times) < 2:
         raise SyncError(f"{song.name} has fewer than two beats to hear from the action's first frame on", clip=name)
     start, limit = song.start, min(length, song.heard[1]) - song.start
+    song_end = limit  # s on the new action's clock where the song stops being heard
     if per_bar:  # whole bars from a beat: the first beat heard leads, moved by the loop's phase below
         start, limit, times = start + times[0], limit - times[0], times - times[0]
+    else:  # a song shorter than the action: the motion plays on after it, on its beat continued
+        limit = max(limit, clip.duration / bounds[0])
+        times = music.continued_beats(times, limit)
     found = keyposes.find_keyposes(clip)
     warped, result = perform.sync_performance(clip, times, bounds, limit, per_bar or None, name=name, found=found)
     if per_bar:
@@ -105,7 +118,10 @@ def sync_clip(clip, song, beats, length, bounds, per_bar, name):
         shift = int(round((start - song.start) * clip.fps))
         start = song.start + shift / clip.fps
     warped = warped.with_channels(frames=warped.frames + shift)
-    return Synced(warped, result, start, perform.measure_sync(clip, warped, result, [], found))
+    numbers = perform.measure_sync(clip, warped, result, [], found)
+    if not per_bar and result.end - song_end > 0.5 / clip.fps:
+        numbers["after_song_s"] = round(float(result.end - song_end), 3)  # the verdict says so
+    return Synced(warped, result, start, numbers)
 
 
 def write_back(scene, obj, source, source_first, playback, song, beats, synced, loop):

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from ..bridge import clip_io, engine_files, export, importers, read_action, root_motion
+from ..bridge import acclaim as acclaim_scene, clip_io, engine_files, export, importers, read_action, root_motion
 from ..core.engine import profiles
 from ..core.errors import AcclaimError
 from ..core.formats import acclaim
@@ -129,27 +129,14 @@ def _numbered(clip):
     return clip if whole else clip.with_channels(frames=np.arange(1.0, clip.num_frames + 1.0))
 
 
-def _holds(path, skeleton):
-    """Whether the file at ``path`` is an ASF of ``skeleton`` (False when it cannot be read as one)."""
-    try:
-        return acclaim.asf_text(acclaim.read_asf(path)) == acclaim.asf_text(skeleton)
-    except AcclaimError:
-        return False
-
-
 def _asf_target(amc_target, skeleton, settings):
-    """Where the ASF of an AMC output goes, and whether it must be written: the input skeleton's file name beside the
-    AMC (nothing written when that file holds this skeleton already), else ``<name>.asf``, which is this output's own
-    (replaced like it; never the skeleton read)."""
-    candidates = dict.fromkeys([amc_target.with_name(pathlib.Path(settings.asf).name), amc_target.with_suffix(".asf")])
-    for candidate in candidates:
-        if not candidate.exists():
-            return candidate, True
-        if _holds(candidate, skeleton):
-            return candidate, False
-    target = amc_target.with_suffix(".asf")
-    outputs.refuse_inputs([target], {os.path.realpath(settings.asf)})
-    return target, True
+    """Where the ASF of an AMC output goes, and whether it must be written (:func:`..bridge.acclaim.skeleton_beside`: the
+    input skeleton's file name beside the AMC, else ``<name>.asf``, this output's own, replaced like it; never the
+    skeleton read)."""
+    target, write = acclaim_scene.skeleton_beside(amc_target, skeleton, pathlib.Path(settings.asf).name)
+    if write:
+        outputs.refuse_inputs([target], {os.path.realpath(settings.asf)})
+    return target, write
 
 
 def _amc_writer(motion, skeleton, asf_name, target):
@@ -192,7 +179,7 @@ def _place_asf(temporary, asf_target, skeleton, shared):
             os.link(temporary, asf_target)  # fails rather than replace: two tasks may share the skeleton's file name
             return
         except FileExistsError:
-            if _holds(asf_target, skeleton):
+            if acclaim_scene.holds_skeleton(asf_target, skeleton):
                 return
             raise outputs.OutputError(asf_target, "another task wrote a different skeleton there meanwhile; run again") from None
         except OSError:

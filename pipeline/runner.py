@@ -112,8 +112,9 @@ def check_acclaim_options(options, files):
     if writes_amc and (getattr(options, "engine", None) or getattr(options, "root_motion", "NONE") != "NONE"):
         raise UsageError("--format amc does not go with --engine or --root-motion: an AMC keeps its skeleton's own root")
     if options.asf is not None:
-        if not options.asf.is_file():
-            raise UsageError(f"--asf {options.asf}: no such file")
+        problem = input_files.not_a_file(options.asf, "an ASF file")
+        if problem:
+            raise UsageError(f"--asf {options.asf}: {problem}")
         try:
             acclaim.read_asf(options.asf)
         except AcclaimError as error:
@@ -164,7 +165,7 @@ def _refuse_shared_paths(command, options, files, report_path):
     """UsageError naming both roles when two of the run's files are one (links resolved): the report, its page, what the
     command writes or reads besides (a graph) and the inputs; checked before any work, so nothing is written over."""
     roles = [("the report", report_path), ("the report's page", report_path.with_suffix(".html")),
-         *command.paths(options), *(("an input", path) for path in files)]
+             *command.paths(options), *other_inputs(options), *(("an input", path) for path in files)]
     seen = {}
     for role, path in roles:
         other = seen.setdefault(input_files.real(path), (role, path))
@@ -173,6 +174,12 @@ def _refuse_shared_paths(command, options, files, report_path):
         if str(other[1]) == str(path):
             raise UsageError(f"{path} would be both {other[0]} and {role}; give each its own path")
         raise UsageError(f"{other[1]} ({other[0]}) and {path} ({role}) are the same file; give each its own path")
+
+
+def other_inputs(options):
+    """The files a run reads besides its inputs, by role: the song of ``--music``, the skeleton of ``--asf``."""
+    given = (("the song", getattr(options, "music", None)), ("the skeleton", getattr(options, "asf", None)))
+    return [(role, path) for role, path in given if path is not None]
 
 
 def _cluster():
@@ -184,7 +191,7 @@ def _run(command, options, files, skipped, report_path, client, started):
     if skipped:
         say(f"loopsmith: skipped {len(skipped)} earlier outputs in {options.out} (--include-outputs reads them)", sys.stderr)
     try:
-        plan = Plan(*command.plan(files, options))
+        plan = Plan(*command.plan(files, options), also=[path for _, path in other_inputs(options)])
     except UsageError as error:
         return _usage(command, error)
     if options.shard:

@@ -27,12 +27,13 @@ GRACE = 5.0  # seconds a worker gets to stop after SIGTERM before it is killed
 
 
 class Plan:
-    """What every process of a run agrees on: the tasks, their output names, and the inputs no output may replace."""
+    """What every process of a run agrees on: the tasks, their output names, and the inputs no output may replace (the
+    tasks' files and ``also``, the files the run reads besides: a song, a skeleton)."""
 
-    def __init__(self, tasks, names, inputs=None):
+    def __init__(self, tasks, names, inputs=None, also=()):
         self.tasks = [tuple(task) for task in tasks]
         self.names = list(names)
-        self.inputs = inputs or sorted({str(input_files.real(path)) for task in self.tasks for path in task})
+        self.inputs = inputs or sorted({str(input_files.real(path)) for task in self.tasks for path in (*task, *also)})
 
     def share(self, k, n):
         """The K-th of N shares of the tasks (every N-th from the K-th, 1-based), names and protected inputs kept as planned

@@ -268,3 +268,10 @@ def walker_library(third_frames, third_seed):
     """Three demo walkers for graph tests: two of 200 frames (other gait periods and noise) and a third of ``third_frames``."""
     return [demo.walk_cycle(num_frames=200, seed=1).clip, demo.walk_cycle(num_frames=200, seed=2, period_seconds=1.1).clip,
             demo.walk_cycle(num_frames=third_frames, seed=third_seed).clip]
+
+
+def built_graph(clips, folder):
+    """``folder/graph.json``: the motion graph of ``clips`` built by ``python -m loopsmith graph``, which must succeed."""
+    done = run_loopsmith("graph", *clips, "-o", folder / "graph.json", "--quiet")
+    assert done.returncode == 0, done.stderr
+    return folder / "graph.json"

@@ -186,12 +186,16 @@ def of_sync(numbers: dict) -> Verdict:
     with the keyposes' ``drift_ms``: CHECK, naming the ``--max-stretch`` that would fit), the song's beat ``confidence`` when
     given (CHECK under :data:`BEAT_CONFIDENCE_GOOD`), the toe skating per input second after
     (``skating_after_per_input``) against ``skating_before`` (m/s), and when measured the junctions' sharpest frames after
-    (``visibility_after``) against before (``visibility_before``)."""
-    on_beat = numbers["on_beat_after"]
+    (``visibility_after``) against before (``visibility_before``); CHECK where the song ends before the performance
+    (``after_song_s``, the seconds that play on after it)."""
+    on_beat, after = numbers["on_beat_after"], numbers.get("after_song_s", 0.0)
     concerns = () if on_beat >= ON_BEAT_GOOD else (
         f"only {on_beat:.0%} of the keyposes land within a frame of a beat (GOOD from {ON_BEAT_GOOD:.0%})",)
     concerns += _out_of_reach(numbers.get("out_of_reach") or (), numbers.get("drift_ms") or [0.0, 0.0])
     concerns += weak_beat(numbers.get("confidence"))
+    if after > 0.0:
+        concerns += (f"the song ends {after:.1f} s before the performance: its last {after:.1f} s play on after it, on the song's "
+                     "beat continued (a longer song, or less motion)",)
     measures = [Measure("toe skating after the sync", numbers["skating_after_per_input"], numbers["skating_before"], "m/s", NEGLIGIBLE_SKATING)]
     if numbers.get("visibility_after"):
         measures.insert(0, Measure("sharpest junction frame after the sync", max(numbers["visibility_after"]),

@@ -122,10 +122,38 @@ def test_export_refuses_what_it_cannot_write_and_writes_nothing(loopsmith, blank
     message = _one_line_error(lambda: bpy.ops.loopsmith.export_acclaim(filepath=str(tmp_path / "walk.amc")))
     assert "export needs an armature imported from an ASF" in message
     _import(cmu / "05_01.amc")
-    (tmp_path / "05.asf").write_text((cmu / "05.asf").read_text().replace("length 0.45", "length 0.5"))  # another skeleton
+    other = (cmu / "05.asf").read_text().replace("length 0.45", "length 0.5")  # another skeleton
+    (tmp_path / "05.asf").write_text(other)
+    (tmp_path / "05_01.asf").write_text(other)  # and at the AMC's own name: nowhere left to put its skeleton
     message = _one_line_error(lambda: bpy.ops.loopsmith.export_acclaim(filepath=str(tmp_path / "05_01.amc")))
-    assert "05.asf" in message and "another skeleton" in message
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["05.asf"]
+    assert "05_01.asf" in message and "another skeleton" in message
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["05.asf", "05_01.asf"]
+
+
+def test_export_names_its_skeleton_as_the_command_line_does(loopsmith, blank, cmu, tmp_path):
+    """Beside another 05.asf the AMC goes with its own 05_01.asf, named in its first line, as convert --format amc does;
+    where 05.asf is the same skeleton it is used as it is."""
+    _import(cmu / "05_01.amc")
+    (tmp_path / "05.asf").write_text((cmu / "05.asf").read_text().replace("length 0.45", "length 0.5"))
+    assert bpy.ops.loopsmith.export_acclaim(filepath=str(tmp_path / "05_01.amc")) == {"FINISHED"}
+    assert (tmp_path / "05_01.amc").read_text().splitlines()[0] == "#!OML:ASF 05_01.asf"
+    assert loopsmith.bridge.acclaim.find_skeleton(tmp_path / "05_01.amc") == tmp_path / "05_01.asf"
+    shutil.copy(cmu / "05.asf", tmp_path / "05.asf")
+    assert bpy.ops.loopsmith.export_acclaim(filepath=str(tmp_path / "walk.amc")) == {"FINISHED"}
+    assert (tmp_path / "walk.amc").read_text().splitlines()[0] == "#!OML:ASF 05.asf" and not (tmp_path / "walk.asf").exists()
+
+
+def test_export_names_a_bone_renamed_or_deleted_since_the_import(loopsmith, blank, cmu, tmp_path):
+    obj = _import(cmu / "05_01.amc")
+    obj.data.bones["lfemur"].name = "thigh_l"
+    message = _one_line_error(lambda: bpy.ops.loopsmith.export_acclaim(filepath=str(tmp_path / "05_01.amc")))
+    assert "no bone 'lfemur' of its skeleton 05.asf" in message and "renamed or deleted" in message
+    assert not list(tmp_path.iterdir())
+
+
+def test_importing_a_missing_motion_names_the_motion(loopsmith, blank, tmp_path):
+    message = _one_line_error(lambda: bpy.ops.loopsmith.import_acclaim(filepath=str(tmp_path / "05_99.amc")))
+    assert "05_99.amc" in message and "no such file" in message and "skeleton" not in message
 
 
 def _truncated(cmu, folder):

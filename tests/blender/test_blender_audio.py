@@ -115,7 +115,7 @@ def _bad_files(folder):
     (folder / "empty.wav").write_bytes(b"")
     os.mkfifo(folder / "pipe.wav")
     return {"noise.ogg": "not audio Blender can decode", "text.mp3": "not audio Blender can decode", "empty.wav": "an empty file",
-            "pipe.wav": "is not a regular file", "missing.flac": "no such file"}
+            "pipe.wav": "a named pipe (FIFO), not a song file", "missing.flac": "no such file"}
 
 
 def test_a_bad_file_is_one_line_naming_it(audio, has_aud, tmp_path):

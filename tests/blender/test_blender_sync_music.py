@@ -6,12 +6,13 @@ without Blender's audio library: its sequencer takes no sound strip, so the test
 
 import os
 import shutil
+import wave
 
 import numpy as np
 import pytest
 
 from helpers import RecordingLayout, extension_module
-from sound import click_track, RATE, write_wav
+from sound import blender_audio_missing, click_track, RATE, write_wav
 
 bpy = pytest.importorskip("bpy")
 
@@ -152,12 +153,47 @@ def test_silence_is_one_line_and_changes_nothing(loopsmith, walker, tmp_path):
     ({"music_source": "STRIP"}, "the scene has no sound strip"),
     ({"music_source": "FILE", "music_file": ""}, "choose the song's file"),
     ({"music_source": "FILE", "music_file": "/nonexistent/song.ogg"}, r"cannot read audio .*song\.ogg: no such file"),
+    ({"music_source": "FILE", "music_file": "//song.ogg"}, r"the song '//song\.ogg' is relative to the \.blend file .*not saved yet"),
+    ({"music_source": "FILE", "music_file": "/dev/zero"}, r"cannot read audio /dev/zero: a character device, not a song file"),
 ])
 def test_bad_input_is_one_line_and_changes_nothing(loopsmith, walker, arguments, message):
     scene = bpy.context.scene
     before, source = _scene_state(scene), walker.animation_data.action
     with pytest.raises(RuntimeError, match=message):
         bpy.ops.loopsmith.sync_to_music(**arguments)
+    assert _scene_state(scene) == before and walker.animation_data.action == source
+
+
+def test_a_song_shorter_than_the_action_never_cuts_it(loopsmith, walker, tmp_path):
+    """The 10 s walk to a 4 s song: the new action plays on after the song on its beat (never cut to 4 s), and says so."""
+    if blender_audio_missing():  # the song goes in the sequencer
+        pytest.skip(blender_audio_missing())
+    song = write_wav(tmp_path / "four.wav", click_track(4.0)[0])
+    assert bpy.ops.loopsmith.sync_to_music(music_source="FILE", music_file=str(song)) == {"FINISHED"}
+    first, last = walker.animation_data.action.frame_range
+    result = bpy.context.scene.loopsmith.music_sync
+    print(f"{last - first + 1:g} frames, {result.verdict}")
+    assert (last - first) / 30.0 >= 10.0 / 1.25 - 0.6 and result.verdict == "CHECK"
+
+
+def test_nan_samples_are_named_and_change_nothing(loopsmith, walker, tmp_path):
+    if blender_audio_missing():  # the standard library's WAV reader takes no float WAV
+        pytest.skip(blender_audio_missing())
+    samples = np.sin(np.arange(6 * 22050) * 2 * np.pi * 440 / 22050).astype("<f4")
+    samples[22050] = np.nan
+    song = tmp_path / "nan.wav"
+    with wave.open(str(song), "wb") as out:  # wave writes PCM headers only: the float format code is put in by hand
+        out.setnchannels(1)
+        out.setsampwidth(4)
+        out.setframerate(22050)
+        out.writeframes(samples.tobytes())
+    data = bytearray(song.read_bytes())
+    data[20:22] = (3).to_bytes(2, "little")  # WAVE_FORMAT_IEEE_FLOAT
+    song.write_bytes(bytes(data))
+    scene = bpy.context.scene
+    before, source = _scene_state(scene), walker.animation_data.action
+    with pytest.raises(RuntimeError, match=r"nan\.wav: its samples hold NaN values \(the first at 1\.000 s\)"):
+        bpy.ops.loopsmith.sync_to_music(music_source="FILE", music_file=str(song))
     assert _scene_state(scene) == before and walker.animation_data.action == source
 
 

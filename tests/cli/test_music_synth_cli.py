@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from helpers import run_loopsmith
+from helpers import built_graph, run_loopsmith
 from sound import click_track, write_wav
 
 pytestmark = [pytest.mark.blender, pytest.mark.realdata]
@@ -15,10 +15,7 @@ CLIPS = ("dataset-1_walk_normal_001.bvh", "dataset-2_walk_normal_020.bvh", "data
 
 @pytest.fixture(scope="module")
 def graph(mocap_dir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("graph")
-    done = run_loopsmith("graph", *[mocap_dir / name for name in CLIPS], "-o", out / "graph.json", "--quiet")
-    assert done.returncode == 0, done.stderr
-    return out / "graph.json"
+    return built_graph([mocap_dir / name for name in CLIPS], tmp_path_factory.mktemp("graph"))
 
 
 def _click(path, bpm, seconds):

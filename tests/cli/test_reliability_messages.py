@@ -136,8 +136,8 @@ def _hostile_files(folder):
     os.mkfifo(folder / "pipe.fbx")
     (folder / "zero.bvh").symlink_to("/dev/zero")
     (folder / "null.glb").symlink_to("/dev/null")
-    return {"noise.bvh": "not a BVH file (binary data)", "pipe.bvh": "is not a regular file", "pipe.fbx": "is not a regular file",
-            "zero.bvh": "is not a regular file", "null.glb": "is not a regular file"}
+    fifo, device = "a named pipe (FIFO), not a motion file", "a character device, not a motion file"
+    return {"noise.bvh": "not a BVH file (binary data)", "pipe.bvh": fifo, "pipe.fbx": fifo, "zero.bvh": device, "null.glb": device}
 
 
 @pytest.mark.blender

@@ -65,6 +65,19 @@ def read_amc(path: str | os.PathLike, skeleton: AsfSkeleton, progress: Callable[
     return _Reader(read_bytes(path, "AMC"), skeleton, path, progress).read()
 
 
+def skeleton_named(path: str | os.PathLike) -> str | None:
+    """The skeleton the AMC at ``path`` names in its first line, as written there (``#!OML:ASF 05.asf`` as Loopsmith writes
+    it, CMU's ``F:\\VICON\\USERDATA\\INSTALL\\rory3\\rory3.ASF`` on the capture machine), or None when it names none or
+    cannot be read."""
+    try:
+        with open(path, "rb") as stream:
+            first = stream.read(4096).split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    tag, _, named = first.partition(" ")
+    return named.strip() if tag.upper() == "#!OML:ASF" and named.strip() else None
+
+
 def parse_amc(text: str | bytes, skeleton: AsfSkeleton, path: object = None) -> AmcMotion:
     """The checked motion of AMC ``text`` for ``skeleton`` (see :func:`read_amc`)."""
     return _Reader(normalized(text.encode("utf-8") if isinstance(text, str) else text), skeleton, path, None).read()

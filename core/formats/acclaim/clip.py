@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...errors import AcclaimError
-from ...motion import quat, rotation_modes
+from ...motion import kinematics, quat, rotation_modes
 from ...motion.clip import Clip
 from ..bvh.units import BLENDER_TO_Y_UP
 from ..bvh_clip import bone_matrices
@@ -27,6 +27,7 @@ from .asf import ROOT, ROTATIONS, AsfSkeleton, read_asf
 DEFAULT_FPS = 120.0  # AMC files carry no rate; CMU captured at 120 frames per second
 _OFF_AXIS = 1e-3  # radians a bone may turn about an axis it has no dof for, when written back (rounding, blends)
 _STRAY = 1e-5  # metres a bone other than the root may move off its parent's end, when written back
+_SAME_REST = 1e-4  # metres a bone's rest head may lie from where the ASF puts it (relative to its parent's) in a rest that is the ASF's
 
 
 def euler_orders(skeleton: AsfSkeleton) -> tuple[tuple[str, tuple[int, ...]], ...]:
@@ -164,6 +165,8 @@ def motion_from_clip(clip: Clip, skeleton: AsfSkeleton, scale: float | None = No
     missing = [name for name in skeleton.names if name not in names]
     if missing:
         raise AcclaimError(f"the clip has no bone '{missing[0]}' of the skeleton", skeleton.path)
+    clip = _on_skeleton_rest(clip, skeleton, scale, np.array([names[name] for name in skeleton.names]))
+    names = {name: b for b, name in enumerate(clip.bone_names)}
     bones = np.array([names[name] for name in skeleton.names])
     rest_file = _turn().T @ clip.rest[bones]
     sandwich = _sandwiches(skeleton, rest_file)
@@ -192,6 +195,33 @@ def motion_from_clip(clip: Clip, skeleton: AsfSkeleton, scale: float | None = No
     if skeleton.names[0] != ROOT:
         raise AcclaimError("the skeleton's first bone is not its root", skeleton.path)
     return AmcMotion(np.rint(clip.frames).astype(np.int64), values, np.ones(len(skeleton.names), dtype=bool))
+
+
+def _on_skeleton_rest(clip: Clip, skeleton: AsfSkeleton, scale: float, bones: np.ndarray) -> Clip:
+    """``clip`` as it is where its rest is the skeleton's pose at rest (each bone's head where the ASF puts it, relative to
+    its parent's, within :data:`_SAME_REST`); else its skeleton bones posed as in ``clip`` on the ASF's own rest.
+
+    An FBX armature's rest is its bind pose, which an importer may take from a posed frame: a bone's turn from that
+    rest is not its turn from the ASF's. Its world rotations are kept (bone axes as the file gave them) and the root's
+    head; bones above the skeleton's root (the object's own channels) are folded in.
+    """
+    rest_file, _, _ = rest_in_file_axes(skeleton, scale)
+    rest = _turn() @ rest_file
+    parents = np.asarray(skeleton.parents)
+    own_heads = clip.rest[bones, :3, 3]
+    offsets = [own_heads[b] - own_heads[p] - (rest[b, :3, 3] - rest[p, :3, 3]) for b, p in enumerate(parents) if p >= 0]
+    if not offsets or np.abs(offsets).max() <= _SAME_REST:
+        return clip
+    world = kinematics.clip_forward_kinematics(clip, bones)[:, bones]  # (F, B, 4, 4)
+    turned = quat.from_matrix(world[..., :3, :3] @ np.swapaxes(rest[:, :3, :3], -1, -2))  # (F, B, 4): each bone's turn from the ASF's rest
+    rest_turn = quat.from_matrix(rest[:, :3, :3])  # (B, 4)
+    parent_turn = np.where((parents >= 0)[None, :, None], turned[:, np.maximum(parents, 0)], np.array([1.0, 0.0, 0.0, 0.0]))
+    local = quat.multiply(quat.multiply(quat.inverse(rest_turn), quat.multiply(quat.inverse(parent_turn), turned)), rest_turn)
+    location = np.zeros((clip.num_frames, len(parents), 3))
+    location[:, 0] = (world[:, 0, :3, 3] - rest[0, :3, 3]) @ rest[0, :3, :3]  # R^T (head - rest head), rows
+    return Clip(fps=clip.fps, frames=clip.frames, bone_names=tuple(skeleton.names), parents=parents, rest=rest, location=location,
+                rotation=quat.unroll(quat.normalize(local)), scale=np.ones((clip.num_frames, len(parents), 3)),
+                rotation_modes=("QUATERNION",) * len(parents))
 
 
 def kept_to_dofs(clip: Clip, skeleton: AsfSkeleton) -> tuple[Clip, tuple[float, str]]:

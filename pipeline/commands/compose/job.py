@@ -9,7 +9,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from ....bridge import audio, clip_io, importers
+from ....bridge import audio, clip_io, importers, music as music_scene
 from ....core.compose import sequence
 from ....core.errors import AudioError, LoopsmithError, NoSteadyBeat, SyncError
 from ....core.music import beats as beat_tracking, keyposes, perform
@@ -55,6 +55,7 @@ class Music:
     numbers: dict
     bounds: tuple = perform.sync_module.MAX_STRETCH  # --max-stretch
     audio: str = ""  # the song as the report's page finds it: its path from the report's folder
+    song_end: float = float("inf")  # s on the output's clock where the song ends: motion after it plays on its beat continued
 
 
 def read_song(options):
@@ -64,11 +65,17 @@ def read_song(options):
     if "blend" in options.format and audio.aud is None:  # refused before anything is made
         reason = "a .blend output carries the song as a sound strip, which needs Blender's audio library, missing here"
         raise AudioError(options.music, reason, f"{reason}: choose another --format")
-    samples, rate = audio.read_audio(options.music)
-    seconds = len(samples) / float(rate)
+    opened, read = audio.open_audio(options.music), [0]
+
+    def counted(blocks):  # the song goes to the beat tracker a block at a time: memory is its envelope's, not the song's
+        for block in blocks:
+            read[0] += len(block)
+            yield block
+
+    found = beat_tracking.track_beats(counted(opened.blocks()), opened.rate, options.music.name)
+    seconds = read[0] / float(opened.rate)
     if options.music_start >= seconds:
         raise SyncError(f"--music-start {options.music_start:g} s is past the end of the song ({seconds:.1f} s long)")
-    found = beat_tracking.track_beats(samples, rate, str(options.music))
     return Song(options.music, found, seconds, float(options.music_start))
 
 
@@ -76,6 +83,13 @@ def song_fault(error, options):
     """Whether ``error`` is the ``--music`` song's: it cannot be read, has no beat or is too short for ``--music-start``."""
     return options.music is not None and (isinstance(error, (AudioError, NoSteadyBeat))
                                           or (isinstance(error, SyncError) and error.clip is None))
+
+
+def fault_line(error, options):
+    """The entry's line for ``error``: a song that cannot be read is named by the entry's file, as ``beats`` names it."""
+    if song_fault(error, options) and type(error) is AudioError:
+        return f"cannot read it as audio: {error.reason}"
+    return str(error)
 
 
 def culprit(error, paths, options):
@@ -97,12 +111,15 @@ def sync_to_song(composed, song, options, name, loop=False, seconds=None):
     times = times[times >= -1e-9]
     if len(times) < 2:
         raise SyncError(f"{song.path} has fewer than two beats after --music-start {song.start:g}")
-    limit = song.seconds - song.start if seconds is None else min(seconds, song.seconds - song.start)
+    bounds = tuple(options.max_stretch)
     start = song.start
     if loop:  # the loop is whole bars from a beat: the song's first beat after the start leads, moved by the loop's phase
+        limit = song.seconds - song.start if seconds is None else min(seconds, song.seconds - song.start)
         start, times = start + times[0], times - times[0]
         limit -= times[0]
-    bounds = tuple(options.max_stretch)
+    else:  # a song shorter than the performance: the motion plays on after it, on its beat continued
+        limit = max(song.seconds - song.start, clip.duration / bounds[0]) if seconds is None else seconds
+        times = music_scene.continued_beats(times, limit)
     found = keyposes.find_keyposes(clip)
     warped, result = perform.sync_performance(clip, times, bounds, limit, perform.BEATS_PER_BAR if loop else None, name, found,
                                               windows=windows, parts=[(segment.name, segment.out_first) for segment in composed.segments])
@@ -114,7 +131,9 @@ def sync_to_song(composed, song, options, name, loop=False, seconds=None):
     beats_out = beats_out[(beats_out >= -1e-9) & (beats_out <= result.end + 1e-6)]
     numbers = perform.measure_sync(clip, warped, result, windows, found)
     page = (options.report.parent if getattr(options, "report", None) else options.out).resolve()
-    return Music(warped, result, song, float(start), beats_out, numbers, bounds, os.path.relpath(song.path.resolve(), page))
+    return Music(warped, result, song, float(start), beats_out, numbers, bounds, os.path.relpath(song.path.resolve(), page),
+                 song.seconds - float(start))
+
 
 
 def process(task, options, name, inputs):
@@ -140,6 +159,6 @@ def process(task, options, name, inputs):
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        entry = error_entry(culprit(error, paths, options), str(error), time.perf_counter() - started)
+        entry = error_entry(culprit(error, paths, options), fault_line(error, options), time.perf_counter() - started)
         entry["clips"] = [str(path) for path in paths]
         return [entry]

@@ -8,6 +8,7 @@ import math
 import pathlib
 
 from ....core.transition import make
+from ....files import inputs as input_files
 from ...options import blend_seconds, frame, number, Renamed, UsageError
 
 MAX_FACE_DEGREES = 180.0  # --face turns either way at most half a turn: the sign says which way
@@ -36,10 +37,9 @@ def check_music(options):
             if value is not None:
                 raise UsageError(f"{flag} applies to --music (the song the performance is retimed to), and none is given")
         return
-    if options.music.is_dir():
-        raise UsageError(f"--music {options.music}: a folder, not a song file")
-    if not options.music.is_file():
-        raise UsageError(f"--music {options.music}: no such file")
+    problem = input_files.not_a_file(options.music, "a song file")
+    if problem:
+        raise UsageError(f"--music {options.music}: {problem}")
     if options.max_stretch is None:
         options.max_stretch = list(MAX_STRETCH)
     low, high = options.max_stretch

@@ -64,6 +64,9 @@ def music_json(music):
                                                                "skating_after", "skating_after_per_input")},
              "visibility_before": [round(float(v), 3) for v in numbers["visibility_before"]],
              "visibility_after": [round(float(v), 3) for v in numbers["visibility_after"]]}
+    after = result.end - music.song_end
+    if after > 0.5 / fps:  # the song ended first: the motion played on its beat continued
+        block["after_song_s"] = round(float(after), 3)
     block["verdict"] = verdicts.of_sync(block).to_json()
     block["waveform"] = _waveform(music.song.beats, music.audio_start, result.end)
     return block
@@ -84,15 +87,38 @@ def _waveform(beats, start, seconds):
     return {"step_s": round(pool / beats.frame_rate, 6), "values": [round(float(v), 3) for v in pooled]}
 
 
+def _shown(span, shown):
+    """The part ``[first, last]`` of ``span`` (frames as composed) inside ``shown`` ``(start, stop)``, or None outside it."""
+    first, last = max(span[0], shown[0]), min(span[1], shown[1] - 1)
+    return None if last < first else [first, last]
+
+
 def _played(entry, music):
-    """``entry``'s frames (segments, junctions) where the synced output plays them."""
+    """``entry``'s frames (segments, junctions) where the synced output plays them. A segment keeps only the frames of its
+    clip the performance shows (its ends may fall before its first or after its last beat), a junction only what it shows
+    of its spans; one it does not show at all goes, and the entry's notes say so."""
+    result = music.sync
+    shown = (int(np.ceil(result.input_frames[0] - 1e-6)), int(np.floor(result.input_frames[-1] + 1e-6)) + 1)
+
     def mapped(span):
-        return None if span is None else [int(v) for v in perform.output_frames(music.sync, span)]
+        part = None if span is None else _shown(span, shown)
+        return None if part is None else [int(v) for v in perform.output_frames(result, part)]
+
+    segments, left_out = [], []
     for segment in entry["segments"]:
-        segment["output_frames"] = mapped(segment["output_frames"])
-    for transition in entry["transitions"]:
-        for key in ("window", "blend_span", "warp_span"):
-            transition[key] = mapped(transition.get(key))
+        part = _shown(segment["output_frames"], shown)
+        if part is None:
+            left_out.append(pathlib.Path(segment["source"]).name)
+            continue
+        (source_first, source_last), (first, last) = segment["range"], segment["output_frames"]
+        rate = (source_last - source_first) / max(last - first, 1)  # a time-warped blend plays a few frames faster or slower
+        kept = [int(round(source_first + (frame - first) * rate)) for frame in part]
+        segments.append({**segment, "range": kept, "output_frames": mapped(part)})
+    transitions = [{**t, **{key: mapped(t.get(key)) for key in ("window", "blend_span", "warp_span")}} for t in entry["transitions"]]
+    entry["segments"], entry["transitions"] = segments, [t for t in transitions if t["window"] is not None]
+    if left_out:
+        entry["composition"]["notes"].append(f"the performance ends on a beat before {', '.join(left_out)} plays: "
+                                             "its segment is left out")
     entry["frames"], entry["frames_before_sync"] = int(music.clip.num_frames), entry["frames"]
 
 

@@ -56,12 +56,11 @@ def tempo_seed(graph, clips, options, song, seconds):
 
 
 def motion_seconds(options, song):
-    """Seconds of motion to synthesize: ``--seconds``, or with a song enough for the sync to play that long (or the song's
-    length after ``--music-start``, when shorter) at the fastest ``--max-stretch`` allows, and a beat more."""
+    """Seconds of motion to synthesize: ``--seconds``, or with a song enough for the sync to play that long at the fastest
+    ``--max-stretch`` allows, and a beat more (past a song shorter than that, the motion plays on its beat continued)."""
     if song is None:
         return options.seconds
-    wanted = min(options.seconds, song.seconds - song.start)
-    return wanted * float(options.max_stretch[1]) + 60.0 / max(song_tempo(song.beats.times), 1e-9)
+    return options.seconds * float(options.max_stretch[1]) + 60.0 / max(song_tempo(song.beats.times), 1e-9)
 
 
 def _clips(paths, options):
@@ -101,7 +100,7 @@ def process(task, options, name, inputs):
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
-        entry = error_entry(options.music if compose_job.song_fault(error, options) else options.graph, str(error),
+        entry = error_entry(options.music if compose_job.song_fault(error, options) else options.graph, compose_job.fault_line(error, options),
                             time.perf_counter() - started)
         entry["graph_file"] = str(options.graph)
         return [entry]
