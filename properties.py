@@ -114,6 +114,7 @@ def make_loop_properties() -> dict:
         "root_bone": StringProperty(name="Root Bone", description="The bone that carries the travel; empty finds it"),
         "root_blend": FloatProperty(name="Root Blend", description="Blend time of the root's velocity correction", default=0.5, **seconds),
         "lock_feet": BoolProperty(name="Lock Feet", description="Re-solve the legs so feet planted near the seam do not slide", default=True),
+        "ground": BoolProperty(name="Ground", description="Move the character up or down so its feet stand on the floor", default=False),
         "loop_mode": EnumProperty(name="Loop Mode", items=LOOP_MODE_ITEMS, default="CLAMP"),
         "replace_action": BoolProperty(name="Replace Action", description="Replace the original action instead of writing a new one", default=False),
     }

@@ -15,12 +15,14 @@ class LoopError(LoopsmithError):
 
 class NoLoopFound(LoopError):
     """Find Loop found no loop to make: no motion repeats, or none of ``cycles`` periods fits between ``min_length`` and
-    ``max_length`` seconds (``cycles`` 0: any number of periods)."""
+    ``max_length`` seconds (``cycles`` 0: any number of periods). ``needed``: the seconds of the loop found when the search
+    may run up to the whole clip, when that is longer than ``max_length`` (else None)."""
 
-    def __init__(self, cycles: int, min_length: float, max_length: float):
+    def __init__(self, cycles: int, min_length: float, max_length: float, needed: float | None = None):
         fits = f"of {cycles} cycles between {min_length:g} s and {max_length:g} s" if cycles else "that repeats"
-        super().__init__(f"no loop {fits} found in the clip")
-        self.cycles, self.min_length, self.max_length = cycles, min_length, max_length
+        longer = f" (it repeats every {needed:.2f} s, beyond the longest loop of {max_length:g} s)" if needed else ""
+        super().__init__(f"no loop {fits} found in the clip{longer}")
+        self.cycles, self.min_length, self.max_length, self.needed = cycles, min_length, max_length, needed
 
 
 class TransitionError(LoopsmithError):

@@ -6,7 +6,7 @@ from .. import properties
 from ..bridge import clip_io
 from ..core.errors import LoopError, NoLoopFound
 from ..core.loop import detect, make as loop, stitch
-from ..core.measure import verdict
+from ..core.measure import grounding, verdict
 from ..ui.layout import draw_make_loop, draw_method_kept
 from . import common
 
@@ -27,7 +27,10 @@ def loop_range(props, clip):
     given = (props.frame_start, props.frame_end) if props.range_mode == "MANUAL" else None
     try:
         return detect.loop_range(clip, given, props.range_mode == "ACTION", props.min_length, props.max_length, props.cycles, props.skip_edges)[0]
-    except NoLoopFound:
+    except NoLoopFound as missing:
+        if missing.needed:
+            raise LoopError(f"found no repeating motion within Max Length {missing.max_length:g} s: it repeats every "
+                            f"{missing.needed:.2f} s; raise Max Length or set the range by hand") from None
         raise LoopError("found no repeating motion to loop: set the range by hand") from None
 
 
@@ -89,6 +92,7 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
             clip_io.require_replaceable(source)  # before anything is written
         with common.progress(context, 3) as step:
             clip = common.read_action_clip(context)
+            clip = grounding.grounded(clip) if self.ground else clip
             start, end = loop_range(self, clip)
             step()
             params = stitch.StitchParameters.from_settings(self)
@@ -104,7 +108,8 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
         store_result(settings, result, written, start, end)
         before, after = result.before, result.after
         kept = f"best measured: {loop.methods_text(result)}" if result.tried else result.method.lower()
-        judged = verdict.of_seam(after.visibility, after.velocity_jump_ratio, result.body.floor_offset, result.body.pelvis_offset)
+        judged = verdict.of_seam(after.visibility, after.velocity_jump_ratio, result.body.floor_offset, result.body.pelvis_offset,
+                                 loop.concerns(result, clip), loop.largest_step_ratio(result))
         self.report({"INFO"} if judged.word == verdict.GOOD else {"WARNING"},
                     f"Loop {start}-{end} ({result.length} frames, {self.loop_mode.lower()}, root {result.root_mode.lower()}, {kept}) "
                     f"into '{written.action.name}': {judged.word}{''.join(f'; {reason}' for reason in judged.reasons)}; seam visibility "

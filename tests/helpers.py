@@ -18,6 +18,10 @@ from core.formats import bvh
 from core.motion import quat, rotation_modes
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
+#: Real files from public exporters (tests/CORPUS.md): ``../shared/mocap/corpus`` beside the checkout, or ``$LOOPSMITH_CORPUS``.
+CORPUS = pathlib.Path(os.environ.get("LOOPSMITH_CORPUS") or REPO.parent / "shared" / "mocap" / "corpus")
+#: Why the corpus's tests skip, or None where it is there.
+NO_CORPUS = None if (CORPUS / "MANIFEST.md").is_file() else f"the corpus of real files is not in {CORPUS}: see tests/CORPUS.md"
 
 BANDAI_CLIPS = (
     "dataset-2_walk_normal_020.bvh",

@@ -68,6 +68,7 @@ def draw_root_and_output(layout, data, armature=None):
             layout.prop(data, "root_blend")
     if data.method != "NONE":
         layout.prop(data, "lock_feet")
+    layout.prop(data, "ground")
     layout.prop(data, "loop_mode")
     layout.prop(data, "replace_action")
 

@@ -179,8 +179,6 @@ def clip_from_bvh(info: bvh.BvhInfo, scale: float, up: str) -> Clip:
 def _clip(info, scale, up, rest_file, order):
     """:func:`clip_from_bvh` given the importer's rest matrices in the file's axes and the bone order (see :func:`_importer_bones`)."""
     frames = info.frame_count
-    if frames < 2:
-        raise ClipError(f"frame range 1-{frames} has fewer than two frames")
     rest_turn = quat.from_matrix(rest_file[:, :3, :3])  # (J, 4)
     every_layout = bvh.layouts(info.channels)
     layouts = [every_layout[j] for j in order]

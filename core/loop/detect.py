@@ -33,6 +33,11 @@ WINDOW_TIME = 0.1  # seconds on each side of the seam in the start/end distance
 GRADES = (("GOOD", 1.5, 0.8), ("FAIR", 5.0, 0.5))  # (grade, score below, correlation at least)
 COMPONENTS = 32  # principal components of the pose feature that the searches use
 STILL = 1e-4  # a clip whose joints move less than this (its length unit) has no motion to loop
+#: A loop must carry at least this share of the motion a loop of its length carries at a median start (see _best_start).
+STILL_SHARE = 0.5
+#: A clip whose last pose is within this fraction of its median frame-to-frame step of its first is one closed cycle:
+#: exporters end a cycle on the first pose again (0) or on the pose a step before it, which sits a fraction of a step away.
+CLOSED_STEP = 0.5
 
 
 @dataclass
@@ -91,13 +96,22 @@ class _Motion:
 
 
 
+#: Raw cuts are graded on frames about this far apart (seconds), whatever the clip's rate: a seam's acceleration is its
+#: step over the frame time squared, so the same cut sampled at 120 fps would score 16 times what it scores at 30 fps.
+GRADE_STEP = 1.0 / 30.0
+
+
 def raw_visibility(clip: Clip, start: int, end: int) -> float:
     """Seam visibility of cutting frame indices start..end into a loop without stitching.
 
-    Exactly what :func:`..measure.seam.seam_metrics` reports for that raw cut, with
-    the root Make Loop would choose for it.
+    What :func:`..measure.seam.seam_metrics` reports for that raw cut, with the
+    root Make Loop would choose for it, on frames GRADE_STEP apart (every
+    frame up to 45 fps; every fourth at 120 fps, counted back from ``end``),
+    so the grade of a cut does not depend on the clip's frame rate.
     """
-    segment = clip.slice_frames(start, end + 1)
+    stride = max(1, min(int(round(GRADE_STEP * clip.fps)), (end - start) // 6))
+    segment = clip.take_frames(np.arange(end, start - 1, -stride)[::-1])
+    segment = segment.with_channels(fps=clip.fps / stride) if stride > 1 else segment
     pose = kinematics.clip_forward_kinematics(segment, dtype=np.float32)
     return seam_metrics(segment, root_motion.find_moving_root(segment, pose), pose=pose).visibility
 
@@ -173,16 +187,22 @@ def _best_start(motion, length, first, last):
     padded = np.pad(distance, half, mode="edge")
     windowed = np.convolve(padded, np.ones(2 * half + 1) / (2 * half + 1), mode="valid")
     cost = windowed * (1.0 + motion.violence[starts] + motion.violence[starts + length])
+    # A still stretch of a moving clip closes perfectly and carries nothing: a loop must carry its share of the motion.
+    travelled = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(x, axis=0), axis=1))]
+    carried = travelled[starts + length] - travelled[starts]
+    cost = np.where(carried >= STILL_SHARE * np.median(carried), cost, np.inf) if np.median(carried) > 0.0 else cost
+    if not np.isfinite(cost).any():
+        return None, np.inf
     best = int(np.argmin(cost))
     return int(starts[best]), float(cost[best])
 
 
 def _closed_loop(motion):
-    """True when the clip's last frame repeats its first (a pre-cut clamp loop)."""
+    """True when the clip's last frame repeats its first, or nearly (a pre-cut cycle: see CLOSED_STEP)."""
     shape = motion.shape_feature
     step = np.linalg.norm(shape[-1] - shape[0])
     typical = np.median(np.linalg.norm(np.diff(shape, axis=0), axis=1))
-    return step <= 0.05 * typical + 1e-9
+    return step <= CLOSED_STEP * typical + 1e-9
 
 
 def find_loops(clip: Clip, min_length: float = 0.4, max_length: float = 4.0, cycles: int = 0, skip_edges: float = 0.0,
@@ -247,15 +267,26 @@ def find_loops(clip: Clip, min_length: float = 0.4, max_length: float = 4.0, cyc
     return Detection(candidates[:limit], period, np.arange(len(r)), r)
 
 
+def _longer_loop(clip, min_length, max_length, cycles, skip_edges):
+    """Seconds of the best loop found when the search may run up to the whole clip, when longer than ``max_length``; else None."""
+    if cycles or clip.duration <= max_length:
+        return None
+    best = find_loops(clip, min_length, clip.duration, cycles, skip_edges).best
+    return best.length * clip.dt if best is not None and best.length * clip.dt > max_length else None
+
+
 def loop_range(clip: Clip, given: tuple[int, int] | None = None, whole: bool = False, min_length: float = 0.4, max_length: float = 4.0,
                cycles: int = 0, skip_edges: float = 0.0) -> tuple[tuple[int, int], Detection | None]:
     """``((start, end), detection)``: the frames Make Loop closes (``given``, the clip's whole range, else the best loop
-    :func:`find_loops` finds with these settings) and the detection (None unless it ran). NoLoopFound when it finds none."""
+    :func:`find_loops` finds with these settings) and the detection (None unless it ran). NoLoopFound when it finds none;
+    LoopError for a single pose, which has no motion to loop. NoLoopFound says how long a loop found beyond ``max_length`` is."""
+    if clip.num_frames < 2:
+        raise LoopError("the file holds a single pose (1 frame): a loop needs motion; convert it instead")
     if given is not None:
         return (int(given[0]), int(given[1])), None
     if whole:
         return (int(clip.frames[0]), int(clip.frames[-1])), None
     detection = find_loops(clip, min_length, max_length, cycles, skip_edges)
     if detection.best is None:
-        raise NoLoopFound(cycles, min_length, max_length)
+        raise NoLoopFound(cycles, min_length, max_length, _longer_loop(clip, min_length, max_length, cycles, skip_edges))
     return (detection.best.frame_start, detection.best.frame_end), detection

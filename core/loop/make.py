@@ -5,8 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import LoopError
-from ..measure import grounding
-from ..measure.seam import clip_baseline, seam_metrics, SeamMetrics
+from ..measure import grounding, verdict
+from ..measure.seam import clip_baseline, largest_step_ratio as _largest_step_ratio, motion_share, seam_metrics, SeamMetrics
 from ..motion import contacts, footlock, quat, root as root_motion
 from ..motion.clip import Clip
 from . import stitch, travel
@@ -44,6 +44,7 @@ class LoopResult:
     params: stitch.StitchParameters = None  # what the loop was made with, AUTO resolved to the method kept
     body: grounding.Grounding = None  # where the loop's body stands against the raw cut's floor and heights
     tried: tuple = ()  # AUTO: a MethodTrial per method made, in stitch.AUTO_METHODS order; () for a method given
+    feet_locked: bool = True  # whether the legs were re-solved to keep planted feet still (AUTO drops it when it makes a pop)
 
     @property
     def length(self) -> int:
@@ -140,11 +141,41 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
     if trial is not segment:  # ranked on the ends: the kept method makes the whole loop
         looped = _close(clip, segment, first, chosen, travel_root, root_blend, lock_feet)
         after, body = seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (segment,))
+    feet_locked = lock_feet
+    if params.method == "AUTO" and lock_feet:
+        looped, after, body, feet_locked = _unlocked_if_it_pops(clip, segment, first, chosen, travel_root, root_blend,
+                                                                (looped, after, body), reference)
     tried = tuple(MethodTrial(candidate.method, after if k == kept else seam)
                   for k, (candidate, _, seam, _) in enumerate(made)) if params.method == "AUTO" else ()
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)
-    return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried)
+    return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried,
+                      feet_locked)
+
+
+def _unlocked_if_it_pops(clip, segment, first, chosen, travel_root, root_blend, made, reference):
+    """AUTO's loop ``made`` (looped, seam, body) with its feet locked, and True; or the same method's loop without the lock,
+    and False, when the lock makes a joint pop (:func:`..measure.seam.largest_step_ratio` beyond verdict.SEEN) and the loop
+    without it neither pops nor shows more at the seam (or than an ordinary frame)."""
+    looped, after, body = made
+    if _largest_step_ratio(looped, segment, travel_root) <= verdict.SEEN:
+        return (*made, True)
+    unlocked = _close(clip, segment, first, chosen, travel_root, root_blend, False)
+    seam = seam_metrics(unlocked, travel_root, reference)
+    if _largest_step_ratio(unlocked, segment, travel_root) > verdict.SEEN or seam.visibility > max(after.visibility, 1.0):
+        return (*made, True)
+    return unlocked, seam, grounding.of_clip(unlocked, None, (segment,)), False
+
+
+def concerns(result: LoopResult, take: Clip) -> tuple[str, ...]:
+    """What the verdict on a loop of ``take`` says beyond its seam: feet off the floor, a loop that barely moves."""
+    return verdict.floor_concerns(grounding.floor_height(result.clip)) + verdict.motion_concerns(motion_share(result.clip, take))
+
+
+def largest_step_ratio(result: LoopResult) -> float:
+    """:func:`..measure.seam.largest_step_ratio` of a CLAMP loop against its raw cut, as it travels."""
+    travel_root = result.root if result.root_mode == "TRAVEL" and result.root >= 0 else None
+    return _largest_step_ratio(result.clip, result.raw, travel_root)
 
 
 def _ends(segment, params, root_blend):

@@ -126,6 +126,30 @@ def of_clip(clip: Clip, positions: np.ndarray | None, sources: tuple | list) -> 
     return grounding(own, heights, clip.fps)
 
 
+def floor_height(clip: Clip) -> float:
+    """Where a take's feet stand (armature Z, clip units): the median over its seconds of the lowest foot's lowest point.
+
+    About 0 for a take on the floor; negative when it stands under it (a file that puts the pelvis at the origin), positive
+    above it. Feet as :func:`of_clip` finds them; a single pose counts as one second.
+    """
+    sample = clip.take_frames(np.unique(np.linspace(0, clip.num_frames - 1, min(clip.num_frames, 100)).astype(int)))
+    feet, pelvis = legs(clip.bone_names, clip.parents, kinematics.clip_joint_positions(sample))
+    lowest, _ = clip_heights(clip, [clip.bone_names[f] for f in feet], clip.bone_names[pelvis])
+    return float(np.median(second_minima(lowest, clip.fps)))
+
+
+def grounded(clip: Clip) -> Clip:
+    """``clip`` moved along Z so its feet stand on the floor (:func:`floor_height` 0): each root bone's location shifted,
+    in its rest frame (a root's head in armature space is its rest head plus its rest turn applied to its location)."""
+    height = floor_height(clip)
+    roots = np.flatnonzero(clip.parents < 0)
+    location = clip.location.copy()
+    location[:, roots] -= np.einsum("rji,j->ri", clip.rest[roots, :3, :3], np.array([0.0, 0.0, height]))
+    animated = clip.animated_location.copy()
+    animated[roots] = True
+    return clip.with_channels(location=location, animated_location=animated)
+
+
 def numbers(body: Grounding) -> dict[str, float]:
     """The report's numbers (``floor_offset_m``, ``pelvis_offset_m``) of a :class:`Grounding`: the verdict judges them."""
     return {"floor_offset_m": body.floor_offset, "pelvis_offset_m": body.pelvis_offset}

@@ -150,3 +150,35 @@ def seam_metrics(clip: Clip, travel_root: int | None = None, reference: Baseline
     seam_acc = kinematics.accelerations(played, dt, [2])[0]
     return SeamMetrics(step, jump, seam_acc, reference.acceleration, float((seam_acc / reference.acceleration).max()),
                        float((jump / reference.velocity_jump).max()))
+
+
+def _largest_steps(positions: np.ndarray) -> np.ndarray:
+    """Each joint's largest move between two frames ``(B,)`` of positions ``(F, B, 3)``."""
+    return np.linalg.norm(np.diff(positions, axis=0), axis=-1).max(axis=0)
+
+
+def largest_step_ratio(looped: Clip, raw: Clip, travel_root: int | None = None) -> float:
+    """A one-frame pop: the largest move of a joint between two frames of the loop as played (two cycles, CLAMP) over that
+    joint's largest in the raw cut, the largest over joints; each joint's own raised to a quarter of the median joint's
+    (:func:`floored`), so a joint that hardly moves does not divide by about 0."""
+    played = cycles.chained_positions(looped, travel_root, 2)
+    own = floored(_largest_steps(kinematics.clip_joint_positions(raw)))
+    return float((_largest_steps(played) / np.maximum(own, 1e-9)).max())
+
+
+def _body_speed(clip: Clip) -> float:
+    """The mean speed of a clip's joints about its first bone (the body's own motion, not its travel), per second, over
+    every step between two frames or BASELINE_SAMPLES of them spread evenly over a long take."""
+    if clip.num_frames < 2:
+        return 0.0
+    steps = np.unique(np.linspace(0, clip.num_frames - 2, min(clip.num_frames - 1, BASELINE_SAMPLES)).astype(int))
+    positions = kinematics.clip_joint_positions(clip.take_frames(np.r_[steps, steps + 1]))
+    about = positions - positions[:, :1]
+    return float(np.linalg.norm(about[len(steps):] - about[:len(steps)], axis=-1).mean() / clip.dt)
+
+
+def motion_share(looped: Clip, take: Clip) -> float:
+    """How much a loop moves against the take it was cut from: its joints' mean speed about the first bone over the take's
+    (about 1 for a loop of the take's motion, near 0 for a loop of a still stretch; 1 for a take that does not move)."""
+    own = _body_speed(take)
+    return _body_speed(looped) / own if own > 0.0 else 1.0

@@ -99,6 +99,26 @@ def judge(measures: list[Measure], floor_offset: float = 0.0, pelvis_offset: flo
     return Verdict(word, tuple(reasons), tuple(measures))
 
 
+def floor_concerns(take_floor: float) -> tuple[str, ...]:
+    """What a verdict says of a take whose feet stand more than grounding.TOLERANCE off the floor (``take_floor``: metres,
+    :func:`~.grounding.floor_height`); nothing for a take on the floor."""
+    if abs(take_floor) <= grounding.TOLERANCE:
+        return ()
+    where = "above" if take_floor > 0.0 else "under"
+    return (f"the take's feet stand {abs(take_floor):.2f} m {where} the floor",)
+
+
+#: A loop whose joints move at less than this share of its take's speed barely moves (see seam.motion_share).
+BARELY_MOVES = 0.25
+
+
+def motion_concerns(share: float) -> tuple[str, ...]:
+    """What a verdict says of a loop that barely moves against its take (``share``: seam.motion_share); nothing otherwise."""
+    if share >= BARELY_MOVES:
+        return ()
+    return (f"the loop barely moves: its joints move at {100.0 * share:.0f}% of the take's speed",)
+
+
 def failed(reason: str) -> Verdict:
     """The verdict of a task that made nothing."""
     return Verdict(FAILED, (reason,))
@@ -130,9 +150,13 @@ def of_transition(metrics: dict) -> Verdict:
 
 
 def of_seam(visibility: float, velocity_jump_ratio: float, floor_offset: float = 0.0, pelvis_offset: float = 0.0,
-            concerns: tuple = ()) -> Verdict:
-    """The verdict of a loop's seam: its visibility and velocity jump over the clip's own, the body's offsets (metres)."""
-    return judge([Measure("seam visibility", visibility), Measure("seam velocity jump", velocity_jump_ratio)],
+            concerns: tuple = (), step_ratio: float = 0.0) -> Verdict:
+    """The verdict of a loop's seam: its visibility and velocity jump over the clip's own, the body's offsets (metres), and
+    a one-frame pop: ``step_ratio``, a joint's largest move between two frames over its largest in the cut
+    (:func:`~.seam.largest_step_ratio`), judged only beyond SEEN, since a joint's largest step varies from one stretch of
+    motion to the next more than the measures above do."""
+    pops = [Measure("largest joint step per frame", step_ratio)] if step_ratio > SEEN else []
+    return judge([Measure("seam visibility", visibility), Measure("seam velocity jump", velocity_jump_ratio), *pops],
                  floor_offset, pelvis_offset, concerns)
 
 

@@ -16,12 +16,24 @@ from ..motion.clip import Clip
 CLIP_LABELS = ("clip A", "clip B")
 
 
-def check_rates(clip_a: Clip, clip_b: Clip, labels: tuple[str, str] = CLIP_LABELS) -> None:
-    """TransitionError unless both clips play at one frame rate (to a glTF's single-precision key times); ``labels``: what the
-    message calls A and B."""
+def _rate_mismatch(clip_a, clip_b, labels):
+    """The sentence saying the clips play at other frame rates (to a glTF's single-precision key times), or None."""
     if abs(clip_a.fps - clip_b.fps) > 1e-4 * clip_a.fps:
-        raise TransitionError(f"{labels[0]} plays at {clip_a.fps:.4g} fps and {labels[1]} at {clip_b.fps:.4g}: "
-                              "resample one to match the other first")
+        return f"{labels[0]} plays at {clip_a.fps:.4g} fps and {labels[1]} at {clip_b.fps:.4g}: resample one to match the other"
+    return None
+
+
+def check_compatible(clip_a: Clip, clip_b: Clip, labels: tuple[str, str] = CLIP_LABELS) -> None:
+    """TransitionError naming, all at once, what keeps ``clip_b`` from following ``clip_a`` and what would fix each: frame
+    rates that differ, bones that move in A and that B lacks (bones are matched by name)."""
+    missing = [name for name in clip_a.bone_names if name not in clip_b.bone_names]
+    # A's bones that B lacks but that never move in A (an importer's end bones, a still object) keep A's pose.
+    moving = [name for name in missing if not still(clip_a, clip_a.bone_index(name))]
+    bones = (f"{labels[1]} has no bone named {', '.join(repr(name) for name in moving[:5])}"
+             f"{f' nor {len(moving) - 5} more' if len(moving) > 5 else ''} (bones are matched by name: rename them to {labels[0]}'s)")
+    found = [text for text in (_rate_mismatch(clip_a, clip_b, labels), bones if moving else None) if text]
+    if found:
+        raise TransitionError("; ".join(found))
 
 
 def on_skeleton(clip_b: Clip, clip_a: Clip, labels: tuple[str, str] = CLIP_LABELS) -> Clip:
@@ -36,12 +48,7 @@ def on_skeleton(clip_b: Clip, clip_a: Clip, labels: tuple[str, str] = CLIP_LABEL
     whose location A animates stands where B puts it, so on skeletons of one
     size every joint lands where it is in B. labels: what messages call A and B.
     """
-    check_rates(clip_a, clip_b, labels)
-    missing = [name for name in clip_a.bone_names if name not in clip_b.bone_names]
-    # A's bones that B lacks but that never move in A (an importer's end bones, a still object) keep A's pose.
-    moving = [name for name in missing if not still(clip_a, clip_a.bone_index(name))]
-    if moving:
-        raise TransitionError(f"{labels[1]} has no bone named {', '.join(repr(name) for name in moving[:5])} (bones are matched by name)")
+    check_compatible(clip_a, clip_b, labels)
     if (clip_b.bone_names == clip_a.bone_names and np.array_equal(clip_b.parents, clip_a.parents)
             and np.array_equal(clip_b.rest, clip_a.rest)):  # one skeleton (two actions of one armature): B's channels as they are
         return clip_a.with_channels(frames=clip_b.frames.copy(), location=clip_b.location.copy(), rotation=clip_b.rotation.copy(),

@@ -133,7 +133,7 @@ def transition_candidates(clip_a: Clip, clip_b: Clip, region: str | tuple = "end
     ``separation_seconds`` apart. TransitionError names what does not fit (frame
     rates, missing bones, a region outside a clip), calling the clips ``labels`` (A's, B's).
     """
-    align.check_rates(clip_a, clip_b, labels)
+    align.check_compatible(clip_a, clip_b, labels)
     window = max(1, int(round(window_seconds * clip_a.fps)))
     separation = max(1, int(round(separation_seconds * clip_a.fps)))
     (a0, a1), (b0, b1) = window_regions(clip_a, clip_b, region, window, reach_seconds, labels)

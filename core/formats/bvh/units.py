@@ -21,8 +21,10 @@ BLENDER_SCALE_LIMITS = (0.0001, 1000000.0)
 SCALE_RANGE = (0.0001, 10000.0)
 
 #: Units BVH files come in, metres per unit. CMU's BVH conversions keep the ASF's units,
-#: inches / 0.45 (mocap.cs.cmu.edu FAQ), so a 1.7 m person is about 30 units tall.
-UNITS = (("metres", 1.0), ("centimetres", 0.01), ("millimetres", 0.001), ("inches", 0.0254), ("CMU units", 0.0254 / 0.45))
+#: inches / 0.45 (mocap.cs.cmu.edu FAQ), so a 1.7 m person is about 30 units tall; MakeHuman's
+#: exports are in decimetres (a 1.6 m person 16 units tall, which CMU units would make 0.9 m).
+UNITS = (("metres", 1.0), ("decimetres", 0.1), ("centimetres", 0.01), ("millimetres", 0.001), ("inches", 0.0254),
+         ("CMU units", 0.0254 / 0.45))
 HUMAN_HEIGHT = (0.8, 2.3)  # metres: plausible skeleton heights, feet to the highest joint or End Site
 TYPICAL_HEIGHT = 1.7  # metres: what a skeleton in no known unit is scaled to
 #: The unit named for a skeleton that no unit of UNITS makes a human height: it is scaled to TYPICAL_HEIGHT.
@@ -53,8 +55,10 @@ def up_axis(info: BvhInfo) -> str:
 
     Joints named like a head and feet decide; without them, the axis of the
     skeleton's largest extent, pointing to the side most joints are on (arms,
-    spine and head outnumber legs). BvhError when the answer is unclear, or
-    the skeleton stands along X or upside down.
+    spine and head outnumber legs), and Y (BVH's own convention) when that
+    extent is unclear but Y's is at least half the largest. BvhError when the
+    answer is unclear, or the skeleton stands along X or upside down; the
+    message gives each axis's span as a length (never negative).
     """
     points = info.sampled_pose
     heads, feet = _named(info, _HEAD_WORDS), _named(info, _FOOT_WORDS)
@@ -68,8 +72,10 @@ def up_axis(info: BvhInfo) -> str:
         what = "the skeleton's extent"
     axis = int(np.argmax(np.abs(rise)))
     others = np.delete(np.abs(rise), axis)
-    shown = ", ".join(f"{v:.3g}" for v in rise)
+    shown = ", ".join(f"{v:.3g}" for v in np.abs(rise))
     if abs(rise[axis]) < 2.0 * others.max():
+        if not (heads and feet) and rise[1] >= 0.5 * abs(rise[axis]):
+            return "Y"
         raise BvhError(f"no clear up axis: {what} spans ({shown}) along X, Y, Z")
     if axis == 0 or rise[axis] < 0.0:
         sign = "-" if rise[axis] < 0.0 else ""
@@ -110,5 +116,5 @@ def guess_scale(info: BvhInfo, up: str | None = None) -> ScaleChoice:
     scale = TYPICAL_HEIGHT / height if height > 0.0 else np.inf
     if not SCALE_RANGE[0] <= scale <= SCALE_RANGE[1]:
         raise BvhError(f"the skeleton stands {height:.4g} units tall, too far from a human height to scale within Blender's range")
-    return ScaleChoice(float(scale), SCALED_TO_TYPICAL, f"the skeleton stands {height:.4g} units tall, which no usual unit (metres, "
-                                                       f"centimetres, millimetres, inches, CMU units) makes a human height: {SCALED_TO_TYPICAL}")
+    return ScaleChoice(float(scale), SCALED_TO_TYPICAL, f"the skeleton stands {height:.4g} units tall, which no usual unit "
+                                                       f"({', '.join(name for name, _ in UNITS)}) makes a human height: {SCALED_TO_TYPICAL}")

@@ -44,10 +44,16 @@ def _largest(entry):
     return max(found) if found else None
 
 
+def _frames(entry):
+    """``'120 frames at 30 fps'``; a single pose is ``'1 frame (a pose) at 24 fps'``."""
+    count = "1 frame (a pose)" if entry["frames"] == 1 else f"{entry['frames']} frames"
+    return f"{count} at {entry['fps']:g} fps"
+
+
 def row(entry):
     largest = _largest(entry)
     numbers = "-" if largest is None else f"joints within {largest:.2g} m of the input"
-    return Row(f"{entry['frames']} frames at {entry['fps']:g} fps", "to " + ", ".join(entry.get("formats", [])), numbers)
+    return Row(_frames(entry), "to " + ", ".join(entry.get("formats", [])), numbers)
 
 
 def section(entry):
@@ -59,7 +65,7 @@ def section(entry):
         cells.append(f"<tr><td><code>{html.escape(output)}</code></td><td>{measured}</td></tr>")
     skeleton = f" Skeleton: <code>{html.escape(entry['asf_output'])}</code>." if entry.get("asf_output") else ""
     figures = [parts.figure("The motion converted", player.player_html(entry["figure"], width=560))] if entry.get("figure") else []
-    return (f"<p>Converted {entry['frames']} frames at {entry['fps']:g} fps. {parts.outputs_html(entry)}{skeleton}</p>"
+    return (f"<p>Converted {_frames(entry)}. {parts.outputs_html(entry)}{skeleton}</p>"
             f'{parts.verdict_html(entry)}<div class="figures">{"".join(figures)}</div>'
             f'<table class="summary numbers"><thead><tr><th>output</th><th>largest joint difference read back</th></tr></thead>'
             f'<tbody>{"".join(cells)}</tbody></table>')

@@ -6,10 +6,13 @@ Run by :mod:`.runner` in this process or in worker processes.
 import time
 
 import bpy
+import numpy as np
 
 from ....bridge import clip_io, engine_files, importers
 from ....core.errors import LoopError, LoopsmithError, NoLoopFound
 from ....core.loop import detect, make as loop, stitch
+from ....core.measure import grounding
+from ....core.measure.seam import motion_share
 from ....files import interrupts
 from ... import engine_output
 from ...entries import error_entry
@@ -31,16 +34,23 @@ def _loop_range(clip, options):
         if missing.cycles:
             raise LoopError(f"no loop of {missing.cycles} cycles fits in the clip between --min-length {missing.min_length:g} s and "
                             f"--max-length {missing.max_length:g} s; ask for fewer cycles, a longer --max-length, or give --range") from None
-        raise LoopError("no repeating motion found; give --range") from None
+        if missing.needed:
+            raise LoopError(f"no repeating motion found within --max-length {missing.max_length:g} s: it repeats every "
+                            f"{missing.needed:.2f} s, so give --max-length {np.ceil(missing.needed * 10) / 10:g} (or --range)") from None
+        raise LoopError(f"no repeating motion found between --min-length {missing.min_length:g} s and --max-length "
+                        f"{missing.max_length:g} s; give --range") from None
 
 
 def _make(clip, options):
-    """Find Loop (unless the range is given) and Make Loop on ``clip``: (result, detection, start, end, the stitch parameters used)."""
+    """Find Loop (unless the range is given) and Make Loop on ``clip``: (result, detection, start, end, the stitch parameters
+    used, how much the loop moves against the take: seam.motion_share)."""
+    clip = grounding.grounded(clip) if options.ground else clip
     (start, end), detection = _loop_range(clip, options)
     params = stitch.StitchParameters.from_settings(options)
     # Made as CLAMP, written as either: a WRAP action keeps the closing key and ends its range a frame earlier.
     result = loop.make_loop(clip, start, end, params, options.root_mode, options.root_bone, "CLAMP", options.root_blend, options.lock_feet)
-    return result, detection, start, end, result.params  # AUTO resolved: other curves are stitched with the method kept
+    # AUTO resolved: other curves are stitched with the method kept
+    return result, detection, start, end, result.params, round(motion_share(result.clip, clip), 3)
 
 
 def _loop_armature(obj, path, options, targets, settings, header):
@@ -48,10 +58,10 @@ def _loop_armature(obj, path, options, targets, settings, header):
     source = clip_io.require_action(obj)
     scene = bpy.context.scene
     scene.render.fps = scene.render.fps or 30
-    result, detection, start, end, params = _make(clip_io.read_clip(obj), options)
+    result, detection, start, end, params, share = _make(clip_io.read_clip(obj), options)
     written = clip_io.write_loop(obj, result, source, params, options.loop_mode)
     source.use_fake_user = True  # a .blend output keeps the original action too
-    entry = report.loop_entry(path, obj.name, targets, result, detection, start, end, 0.0)
+    entry = report.loop_entry(path, obj.name, targets, result, detection, start, end, 0.0, share)
     entry["import"] = settings.to_json()
     if written.stitched_curves or written.stepped_curves:
         entry["other_curves"] = {"stitched": [f"{path}[{index}]" for path, index in written.stitched_curves],
@@ -65,12 +75,12 @@ def _loop_armature(obj, path, options, targets, settings, header):
 def _loop_bvh(clip, name, path, options, targets, settings, header):
     """:func:`_loop_armature` for a clip read by the numpy reader and written as BVH only: no Blender scene at all."""
     started = time.perf_counter()
-    result, detection, start, end, _ = _make(clip, options)
+    result, detection, start, end, _, share = _make(clip, options)
     looped, note = result.clip, ""
     if options.loop_mode == "WRAP":
         keep, note = engine_files.wrap_closing_frame(looped)
         looped = looped if keep else looped.slice_frames(0, looped.num_frames - 1)
-    entry = report.loop_entry(path, name, targets, result, detection, start, end, 0.0)
+    entry = report.loop_entry(path, name, targets, result, detection, start, end, 0.0, share)
     if note:
         entry["loop_end"] = note
     engine_output.write_scene_free(looped, targets, settings, header, entry, f"{name}_loop")

@@ -119,6 +119,8 @@ def add_arguments(parser):
                         help="CLAMP: the last frame repeats the first; WRAP: drop it, for engines that wrap last to first")
     parser.add_argument("--no-lock-feet", dest="lock_feet", action="store_const", const=False,
                         help="do not re-solve the legs to keep planted feet still")
+    parser.add_argument("--ground", action="store_true",
+                        help="move the character up or down so its feet stand on the floor (a take that keeps its pelvis at the origin)")
     for flag, kind, default, text in _AUTO_OPTIONS:
         parser.add_argument(flag, type=kind, metavar="N" if flag == "--cycles" else "SECONDS", help=f"with --auto: {text} (default: {default:g})")
 

@@ -4,7 +4,9 @@ Loop's detection curve, the worst joint's speed and acceleration across the seam
 import html
 
 from ....core.loop import preview
+from ....core.loop.make import largest_step_ratio
 from ....core.measure import verdict as verdicts
+from ....core.measure.grounding import floor_height
 from ... import entries
 from ...contract import Row
 from ...html import charts, parts, player
@@ -61,19 +63,23 @@ def _figure(result):
 
 
 def _concerns(entry):
-    """What a loop's user should look at beyond its seam's numbers: a cut that barely repeats, whose loop is not fine."""
-    return ("the motion barely repeats here (a POOR cut); try --range",) if entry.get("grade") == "POOR" and not entry.get("loop_fine") else ()
+    """What a loop's user should look at beyond its seam's numbers: a cut that barely repeats, whose loop is not fine; a take
+    whose feet stand off the floor; a loop that barely moves against its take."""
+    poor = ("the motion barely repeats here (a POOR cut); try --range",) if entry.get("grade") == "POOR" and not entry.get("loop_fine") else ()
+    return (poor + verdicts.floor_concerns(entry.get("grounding", {}).get("take_floor_m", 0.0))
+            + verdicts.motion_concerns(entry.get("motion_share", 1.0)))
 
 
 def verdict(entry):
     """The loop's :class:`~....core.measure.verdict.Verdict`: its seam as played and its body's place against the clip's."""
     after, grounding = entry["seam_after"], entry.get("grounding", {})
     return verdicts.of_seam(after["visibility"], after.get("velocity_jump_ratio", 0.0), grounding.get("floor_offset_m", 0.0),
-                            grounding.get("pelvis_offset_m", 0.0), _concerns(entry))
+                            grounding.get("pelvis_offset_m", 0.0), _concerns(entry), entry.get("largest_step_ratio", 0.0))
 
 
-def loop_entry(path, armature, outputs, result, detection, start, end, seconds):
-    """The report of one looped armature (a :class:`~.core.loop.LoopResult`, Find Loop's detection or None, range in frames)."""
+def loop_entry(path, armature, outputs, result, detection, start, end, seconds, motion_share=1.0):
+    """The report of one looped armature (a :class:`~.core.loop.LoopResult`, Find Loop's detection or None, range in frames,
+    how much the loop moves against its take: :func:`~.core.measure.seam.motion_share`)."""
     entry = {
         "file": str(path),
         "armature": armature,
@@ -86,8 +92,12 @@ def loop_entry(path, armature, outputs, result, detection, start, end, seconds):
         "seam_before": _seam(result.before),
         "seam_after": _seam(result.after),
         "loop_fine": bool(result.after.visibility <= LOOP_FINE and result.after.velocity_jump_ratio <= LOOP_FINE),
-        "grounding": {"floor_offset_m": round(result.body.floor_offset, 4), "pelvis_offset_m": round(result.body.pelvis_offset, 4)},
+        "grounding": {"floor_offset_m": round(result.body.floor_offset, 4), "pelvis_offset_m": round(result.body.pelvis_offset, 4),
+                      "take_floor_m": round(floor_height(result.clip), 4)},
         "method": result.method,
+        "largest_step_ratio": round(largest_step_ratio(result), 3),
+        "feet_locked": result.feet_locked,
+        "motion_share": motion_share,
         "seconds": round(seconds, 3),
         "joints": {
             "names": list(result.clip.bone_names),

@@ -1,0 +1,64 @@
+"""Loops of real takes that carry their motion and verdicts that see what is wrong: AUTO tries the kept method without
+foot locking when the lock makes a one-frame pop; Find Loop never picks a still stretch of a walk, and a loop of one is
+never GOOD."""
+
+import numpy as np
+import pytest
+
+from core.formats import bvh, bvh_clip
+from core.loop import detect, make, stitch
+from core.motion import sampling
+from core.measure import verdict
+
+
+@pytest.fixture(scope="module")
+def turning(mocap_dir):
+    path = mocap_dir.parent / "bandai-actions" / "dataset-2_walk-turn-right_normal_001.bvh"
+    info = bvh.read_bvh(path)
+    return bvh_clip.clip_from_bvh(info, 0.01, "Y")
+
+
+def test_auto_drops_the_foot_lock_that_makes_a_pop(turning):
+    (start, end), _ = detect.loop_range(turning)
+    auto = make.make_loop(turning, start, end, stitch.StitchParameters())
+    locked = make.make_loop(turning, start, end, stitch.StitchParameters(method=auto.method))
+    assert make.largest_step_ratio(locked) > verdict.SEEN  # the lock moves a leg 1.5x as far in a frame as the take does
+    assert not auto.feet_locked and make.largest_step_ratio(auto) < 1.2
+    judged = verdict.of_seam(auto.after.visibility, auto.after.velocity_jump_ratio, auto.body.floor_offset, auto.body.pelvis_offset,
+                             step_ratio=make.largest_step_ratio(auto))
+    assert judged.word == verdict.GOOD, judged.reasons
+
+
+@pytest.fixture(scope="module")
+def walk_with_a_pause(mocap_dir):
+    """A real walk that stands still for two seconds after frame 100 (that pose held for 60 frames)."""
+    walk = bvh_clip.clip_from_bvh(bvh.read_bvh(mocap_dir / "dataset-1_walk_normal_001.bvh"), 0.01, "Y")
+    frames = np.r_[0:100, np.full(60, 100), 100:walk.num_frames]
+    return walk.take_frames(frames).with_channels(frames=np.arange(1, len(frames) + 1, dtype=float))
+
+
+def test_find_loop_never_picks_the_still_stretch_of_a_walk(walk_with_a_pause):
+    (start, end), _ = detect.loop_range(walk_with_a_pause)
+    assert start > 160 or end < 101, (start, end)  # the pause holds frames 101-160
+
+
+def test_a_loop_that_barely_moves_is_never_good(walk_with_a_pause):
+    still = make.make_loop(walk_with_a_pause, 110, 140, stitch.StitchParameters())
+    moving = make.make_loop(walk_with_a_pause, 165, 198, stitch.StitchParameters())
+    assert make.concerns(moving, walk_with_a_pause) == ()
+    (concern,) = make.concerns(still, walk_with_a_pause)
+    assert concern == "the loop barely moves: its joints move at 0% of the take's speed"
+    judged = verdict.of_seam(still.after.visibility, still.after.velocity_jump_ratio, concerns=make.concerns(still, walk_with_a_pause))
+    assert judged.word != verdict.GOOD
+
+
+@pytest.mark.parametrize("fps", [24.0, 60.0, 120.0, 240.0])
+def test_a_walk_resampled_grades_and_judges_as_at_its_own_rate(mocap_dir, fps):
+    walk = bvh_clip.clip_from_bvh(bvh.read_bvh(mocap_dir / "dataset-1_walk_normal_001.bvh"), 0.01, "Y")
+    resampled = sampling.sample_clip(walk, np.arange(int((walk.num_frames - 1) * fps / walk.fps) + 1) * walk.fps / fps, "CUBIC", fps)
+    for clip in (walk, resampled):
+        (start, end), found = detect.loop_range(clip)
+        made = make.make_loop(clip, start, end, stitch.StitchParameters())
+        judged = verdict.of_seam(made.after.visibility, made.after.velocity_jump_ratio, made.body.floor_offset, made.body.pelvis_offset)
+        # The cut of a walk that repeats cleanly is never POOR for its frame rate (a 120 fps cut scored 16x a 30 fps one).
+        assert found.best.grade != "POOR" and judged.word == verdict.GOOD, (clip.fps, found.best, judged.reasons)
