@@ -5,7 +5,9 @@ import numpy as np
 
 ROOT = {"order": "TX TY TZ RX RY RZ", "axis": "XYZ", "position": "0 0 0", "orientation": "0 0 0"}
 HIERARCHY = ("root lhip rhip spine", "lhip lknee", "rhip rknee")
-BONES = (("lhip", "0.3 -0.95 0", 8), ("lknee", "0 -1 0", 7), ("rhip", "-0.3 -0.95 0", 8), ("rknee", "0 -1 0", 7), ("spine", "0 1 0", 6))
+# About 31 units tall: 1.73 m in CMU's unit, the only usual unit that stands it at a human height (a BVH written in that unit
+# reads back in it).
+BONES = (("lhip", "0.3 -0.95 0", 8), ("lknee", "0 -1 0", 13), ("rhip", "-0.3 -0.95 0", 8), ("rknee", "0 -1 0", 13), ("spine", "0 1 0", 10))
 
 
 def asf_text(title="ROUNDTRIP"):
