@@ -72,7 +72,7 @@ def _named_feet(clip):
 
 def median_skating(clip: Clip) -> float:
     """Median horizontal slide per foot contact inside a clip (its own baseline)."""
-    positions = kinematics.clip_forward_kinematics(clip, _named_feet(clip))[..., :3, 3]
+    positions = kinematics.clip_joint_positions(clip, _named_feet(clip))  # a whole take: posed in blocks of frames
     rows = _skating_rows(positions, clip.bone_names, clip.dt)
     return float(np.median(rows[:, 3])) if len(rows) else 0.0
 

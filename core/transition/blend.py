@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import TransitionError
 from ..loop import stitch
-from ..motion import contacts, cycles, footlock, quat, root as root_motion, sampling
+from ..motion import contacts, cycles, footlock, kinematics, quat, root as root_motion, sampling
 from ..motion.clip import Clip
 from .align import align, check_frame, CLIP_LABELS, on_skeleton, travel_root
 
@@ -198,10 +198,14 @@ def _planted(result, reference, blended, still_before=0, switch=0):
     ``switch``: A's last frame before the blend).
     """
     there_and_back = np.r_[0:result.num_frames, result.num_frames - 2:-1:-1]
-    locked = footlock.lock_feet(reference.take_frames(there_and_back), result.take_frames(there_and_back))
-    rotation = locked.rotation[:result.num_frames]
+    # The lock reads and re-solves only the legs and the bones above them: only those are played there and back.
+    legs = kinematics.ancestors_and_self(result.parents, [ankle for *_, ankle in footlock.leg_chains(result)])
+    locked = footlock.lock_feet(reference.take_bones(legs, there_and_back), result.take_bones(legs, there_and_back))
+    rotation = result.rotation.copy()
+    rotation[:, legs] = locked.rotation[:result.num_frames]
     weight = _faded_in(result.num_frames, still_before, switch)
-    rotation = np.where((weight < 1.0)[:, None, None], quat.slerp(result.rotation, rotation, weight[:, None]), rotation)
+    fading = weight < 1.0  # only these frames blend back towards the pose they had
+    rotation[fading] = quat.slerp(result.rotation[fading], rotation[fading], weight[fading, None])
     changed = blended | ((np.abs(rotation - result.rotation) > CHANGED).any(axis=(1, 2)) & (weight > 0.0))
     runs = [(start, stop) for start, stop in contacts.contact_segments(changed) if blended[start:stop].any()]
     kept = np.zeros_like(changed)
