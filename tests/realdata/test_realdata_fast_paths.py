@@ -1,8 +1,8 @@
-"""The fast paths of Make Loop's ranking and Make Transition's foot lock give what the straightforward ones give (core only).
+"""The fast paths of Make Loop's ranking and Make Transition's search and foot lock give what the straightforward ones give (core only).
 
 Each straightforward path is computed here, on the shared clips: the whole
 take posed at once for a loop's skating yardstick, every bone played there
-and back for a transition's foot lock.
+and back for a transition's foot lock, the root found again for every blend of its search.
 """
 
 import numpy as np
@@ -10,7 +10,7 @@ import pytest
 
 from core.formats import bvh, bvh_clip
 from core.loop import make as loop
-from core.motion import contacts, footlock, kinematics, quat
+from core.motion import contacts, footlock, kinematics, quat, root as root_motion
 from core.transition import blend, make as transition
 
 
@@ -67,11 +67,15 @@ def test_make_loop_auto_keeps_the_loop_the_whole_take_posed_at_once_keeps(mocap_
 @pytest.mark.parametrize("names", [("walk_normal", "run_normal"), ("dance-short_normal", "walk_normal")])
 def test_make_transition_locks_the_feet_of_the_legs_alone_as_of_the_whole_skeleton(mocap_dir, monkeypatch, names):
     clip_a, clip_b = (_clip(mocap_dir, f"dataset-1_{name}_001.bvh") for name in names)
-    played, lock = [], footlock.lock_feet
+    played, lock, found, find = [], footlock.lock_feet, [], root_motion.find_moving_root
     monkeypatch.setattr(footlock, "lock_feet", lambda raw, looped, *more: played.append(looped.num_bones) or lock(raw, looped, *more))
+    monkeypatch.setattr(root_motion, "find_moving_root", lambda clip: found.append(clip.num_frames) or find(clip))
     fast = transition.make_transition(clip_a, clip_b)
     assert max(played) < clip_a.num_bones  # the legs and the bones above them, not the whole skeleton
+    assert len(found) <= 4 < len(played)  # the root found once for the search's blends (and once for the whole clips), not per blend
     monkeypatch.setattr(blend, "_planted", _every_bone_planted)
+    made = blend.transition  # the straightforward search: every blend finds the root again
+    monkeypatch.setattr(blend, "transition", lambda *args, root=None, **options: made(*args, **options))
     straightforward = transition.make_transition(clip_a, clip_b)
     assert (fast.frame_a, fast.frame_b, fast.method, fast.length, fast.window) == (
         straightforward.frame_a, straightforward.frame_b, straightforward.method, straightforward.length, straightforward.window)
