@@ -198,7 +198,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     window = max(1, min(int(round(points.WINDOW_SECONDS * clip_a.fps)), len(fa), len(fb)))
     if isinstance(at, str) and at == "auto":
         candidates = points.transition_candidates(clip_a, clip_b, "end_start", joints=joints, weights=weights, poses=poses, reach_seconds=reach,
-                                                  labels=labels)
+                                                  labels=labels, features=(fa, fb))
         starts = _candidate_starts(candidates, clip_a, clip_b, still_before, labels)
         (a0, a1), (b0, b1) = points.window_regions(clip_a, clip_b, "end_start", window, reach, labels)
     else:

@@ -11,7 +11,7 @@ import pytest
 from core.formats import bvh, bvh_clip
 from core.loop import make as loop
 from core.motion import contacts, footlock, kinematics, quat, root as root_motion
-from core.transition import blend, make as transition
+from core.transition import blend, make as transition, points
 
 
 def _clip(mocap_dir, name):
@@ -70,7 +70,10 @@ def test_make_transition_locks_the_feet_of_the_legs_alone_as_of_the_whole_skelet
     played, lock, found, find = [], footlock.lock_feet, [], root_motion.find_moving_root
     monkeypatch.setattr(footlock, "lock_feet", lambda raw, looped, *more: played.append(looped.num_bones) or lock(raw, looped, *more))
     monkeypatch.setattr(root_motion, "find_moving_root", lambda clip: found.append(clip.num_frames) or find(clip))
+    compared, match = [], points.matching_features
+    monkeypatch.setattr(points, "matching_features", lambda *args: compared.append(args) or match(*args))
     fast = transition.make_transition(clip_a, clip_b)
+    assert len(compared) == 1  # the search's candidates reuse the features the transition compared
     assert max(played) < clip_a.num_bones  # the legs and the bones above them, not the whole skeleton
     assert len(found) <= 4 < len(played)  # the root found once for the search's blends (and once for the whole clips), not per blend
     monkeypatch.setattr(blend, "_planted", _every_bone_planted)
