@@ -98,16 +98,16 @@ def clip_forward_kinematics(clip: Clip, bones: list | np.ndarray | None = None, 
 
 
 def clip_joint_positions(clip: Clip, bones: list | np.ndarray | None = None) -> np.ndarray:
-    """Armature-space bone head positions ``(F, B, 3)`` of a clip, in its length unit.
+    """Armature-space bone head positions ``(F, B, 3)`` of a clip, in its length unit; ``(F, len(bones), 3)`` of ``bones`` alone.
 
-    bones: pose only these and their ancestors (the others stay zero). Posed
-    :data:`POSITION_BLOCK` frames at a time, so a long take never holds its
-    ``(B, 4, 4, F)`` pose matrices at once.
+    Posed :data:`POSITION_BLOCK` frames at a time (``bones`` and their ancestors
+    only), so a long take never holds its ``(B, 4, 4, F)`` pose matrices at once.
     """
-    positions = np.zeros((clip.num_frames, clip.num_bones, 3))
+    kept = slice(None) if bones is None else np.asarray(bones, dtype=int)
+    positions = np.empty((clip.num_frames, clip.num_bones if bones is None else len(kept), 3))
     for start in range(0, clip.num_frames, POSITION_BLOCK):
         part = clip.slice_frames(start, start + POSITION_BLOCK)
-        positions[start:start + part.num_frames] = clip_forward_kinematics(part, bones)[..., :3, 3]
+        positions[start:start + part.num_frames] = clip_forward_kinematics(part, bones)[..., :3, 3][:, kept]
     return positions
 
 
