@@ -190,8 +190,11 @@ def _ends(segment, params, root_blend):
 
 def _skating_beyond_the_take(clip, loops, travel_root):
     """Per loop: whether its feet slide at the seam more than :data:`SEAM_SKATING_LIMIT` times the take's contacts do."""
+    seams = [contacts.seam_skating(looped, travel_root) for looped in loops]
+    if max(seams) <= 1e-3:  # none slides past the least limit the take could set: its own contacts (all of it posed) need not be measured
+        return [False] * len(loops)
     own = contacts.median_skating(clip)
-    return [contacts.seam_skating(looped, travel_root) > SEAM_SKATING_LIMIT * own + 1e-3 for looped in loops]
+    return [seam > SEAM_SKATING_LIMIT * own + 1e-3 for seam in seams]
 
 
 def kept_trial(seams: list[SeamMetrics], skates: list[bool] | None = None, off: list[bool] | None = None) -> int:

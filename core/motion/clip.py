@@ -99,6 +99,19 @@ class Clip:
         """The sub-clip at frame indices ``index`` (a slice, or an integer array in any order)."""
         return self.with_channels(frames=self.frames[index], location=self.location[index], rotation=self.rotation[index], scale=self.scale[index])
 
+    def take_bones(self, bones: list | np.ndarray, index: slice | np.ndarray = slice(None)) -> Clip:
+        """The clip of bones ``bones`` alone (indices, ascending, each bone's parent among them unless it is a root) at frame
+        indices ``index``: their parents renumbered, nothing of the other bones copied."""
+        bones = np.asarray(bones, dtype=int)
+        position = np.full(self.num_bones, -1)
+        position[bones] = np.arange(len(bones))
+        parents = np.where(self.parents[bones] >= 0, position[self.parents[bones]], -1)
+        cells = np.ix_(np.arange(self.num_frames)[index], bones)
+        per_bone = {name: getattr(self, name)[bones] for name in ("rest", "animated_location", "animated_rotation", "animated_scale")}
+        return replace(self, frames=self.frames[index], bone_names=tuple(self.bone_names[b] for b in bones), parents=parents,
+                       location=self.location[cells], rotation=self.rotation[cells], scale=self.scale[cells],
+                       rotation_modes=tuple(self.rotation_modes[b] for b in bones), **per_bone)
+
     def validate(self) -> None:
         """Raise ClipError unless shapes agree and every value is finite."""
         frames, bones = self.num_frames, self.num_bones

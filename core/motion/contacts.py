@@ -72,8 +72,12 @@ def _named_feet(clip):
 
 def median_skating(clip: Clip) -> float:
     """Median horizontal slide per foot contact inside a clip (its own baseline)."""
-    positions = kinematics.clip_forward_kinematics(clip, _named_feet(clip))[..., :3, 3]
-    rows = _skating_rows(positions, clip.bone_names, clip.dt)
+    named = _named_feet(clip)
+    if named is None:
+        rows = _skating_rows(kinematics.clip_joint_positions(clip), clip.bone_names, clip.dt)
+    else:  # a whole take: only the feet's positions kept, posed in blocks of frames
+        planted = kinematics.clip_joint_positions(clip, named)
+        rows = skating(planted, detect_contacts(planted, clip.dt))
     return float(np.median(rows[:, 3])) if len(rows) else 0.0
 
 

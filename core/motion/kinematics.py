@@ -38,6 +38,10 @@ def rest_relative(parents: np.ndarray, rest: np.ndarray) -> np.ndarray:
     return relative
 
 
+#: Frames posed at once where only positions are kept (:func:`clip_joint_positions`).
+POSITION_BLOCK = 16_384
+
+
 def ancestors_and_self(parents: np.ndarray, bones: list | np.ndarray) -> list[int]:
     """Sorted indices of ``bones`` and every bone above them."""
     needed = set()
@@ -66,14 +70,16 @@ def forward_kinematics(parents: np.ndarray, rest: np.ndarray, location: np.ndarr
     frames = np.shape(location)[0]
     pose = np.zeros((len(parents), 4, 4, frames), dtype=dtype)  # [bone, row, column] -> (F,) over frames
     needed = range(len(parents)) if bones is None else ancestors_and_self(parents, bones)
-    # Component-major copies of the channels: [bone, component] -> (F,) contiguous.
-    location, rotation, scale = (np.ascontiguousarray(np.asarray(channel, dtype=dtype).transpose(1, 2, 0)) for channel in (location, rotation, scale))
+    chosen = slice(None) if bones is None else list(needed)
+    # Component-major copies of the needed bones' channels: [k-th needed bone, component] -> (F,) contiguous.
+    location, rotation, scale = (np.ascontiguousarray(np.asarray(channel)[:, chosen].transpose(1, 2, 0), dtype=dtype)
+                                 for channel in (location, rotation, scale))
     local = np.empty((3, 4, frames), dtype=dtype)  # the basis' top three rows; its last row is (0, 0, 0, 1)
-    for bone in needed:
-        for i, row in enumerate(quat.matrix_entries(rotation[bone].T)):
+    for k, bone in enumerate(needed):
+        for i, row in enumerate(quat.matrix_entries(rotation[k].T)):
             for j, entry in enumerate(row):
-                np.multiply(entry, scale[bone, j], out=local[i, j])
-        local[:, 3] = location[bone]
+                np.multiply(entry, scale[k, j], out=local[i, j])
+        local[:, 3] = location[k]
         parent = parents[bone]
         if parent < 0:
             offset = np.broadcast_to(relative[bone, :3, :, None], (3, 4, frames))
@@ -91,9 +97,18 @@ def clip_forward_kinematics(clip: Clip, bones: list | np.ndarray | None = None, 
     return forward_kinematics(clip.parents, clip.rest, clip.location, clip.rotation, clip.scale, bones, dtype)
 
 
-def clip_joint_positions(clip: Clip) -> np.ndarray:
-    """Armature-space bone head positions ``(F, B, 3)`` of a clip, in its length unit."""
-    return clip_forward_kinematics(clip)[..., :3, 3]
+def clip_joint_positions(clip: Clip, bones: list | np.ndarray | None = None) -> np.ndarray:
+    """Armature-space bone head positions ``(F, B, 3)`` of a clip, in its length unit; ``(F, len(bones), 3)`` of ``bones`` alone.
+
+    Posed :data:`POSITION_BLOCK` frames at a time (``bones`` and their ancestors
+    only), so a long take never holds its ``(B, 4, 4, F)`` pose matrices at once.
+    """
+    kept = slice(None) if bones is None else np.asarray(bones, dtype=int)
+    positions = np.empty((clip.num_frames, clip.num_bones if bones is None else len(kept), 3))
+    for start in range(0, clip.num_frames, POSITION_BLOCK):
+        part = clip.slice_frames(start, start + POSITION_BLOCK)
+        positions[start:start + part.num_frames] = clip_forward_kinematics(part, bones)[..., :3, 3][:, kept]
+    return positions
 
 
 def descendants(parents: np.ndarray, bone: int) -> np.ndarray:

@@ -74,7 +74,9 @@ def heading(rotation: np.ndarray, axis: int | None = None) -> np.ndarray:
     """
     m = quat.to_matrix(rotation)
     axis = heading_axis(rotation) if axis is None else axis
-    return np.unwrap(np.arctan2(m[:, 1, axis], m[:, 0, axis]))
+    # Contiguous copies: on strided operands arctan2's vector loop rounds by the arrays' memory alignment, and the same
+    # rotations must give the same heading every time.
+    return np.unwrap(np.arctan2(m[:, 1, axis].copy(), m[:, 0, axis].copy()))
 
 
 def character_transform(position: np.ndarray, rotation: np.ndarray) -> np.ndarray:
@@ -94,11 +96,7 @@ def chain_forward_kinematics(clip: Clip, bones: list | np.ndarray) -> tuple[np.n
     Only the chain's channels are read, so the cost does not grow with the rest of the skeleton.
     """
     chain = np.array(kinematics.ancestors_and_self(clip.parents, bones), dtype=int)
-    position = np.full(clip.num_bones, -1)
-    position[chain] = np.arange(len(chain))
-    parents = np.where(clip.parents[chain] >= 0, position[clip.parents[chain]], -1)
-    pose = kinematics.forward_kinematics(parents, clip.rest[chain], clip.location[:, chain], clip.rotation[:, chain], clip.scale[:, chain])
-    return pose, chain
+    return kinematics.clip_forward_kinematics(clip.take_bones(chain)), chain
 
 
 def root_frames(clip: Clip, root: int) -> tuple[np.ndarray, np.ndarray]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import TransitionError
 from ..loop import stitch
-from ..motion import contacts, cycles, footlock, quat, root as root_motion, sampling
+from ..motion import contacts, cycles, footlock, kinematics, quat, root as root_motion, sampling
 from ..motion.clip import Clip
 from .align import align, check_frame, CLIP_LABELS, on_skeleton, travel_root
 
@@ -198,10 +198,14 @@ def _planted(result, reference, blended, still_before=0, switch=0):
     ``switch``: A's last frame before the blend).
     """
     there_and_back = np.r_[0:result.num_frames, result.num_frames - 2:-1:-1]
-    locked = footlock.lock_feet(reference.take_frames(there_and_back), result.take_frames(there_and_back))
-    rotation = locked.rotation[:result.num_frames]
+    # The lock reads and re-solves only the legs and the bones above them: only those are played there and back.
+    legs = kinematics.ancestors_and_self(result.parents, [ankle for *_, ankle in footlock.leg_chains(result)])
+    locked = footlock.lock_feet(reference.take_bones(legs, there_and_back), result.take_bones(legs, there_and_back))
+    rotation = result.rotation.copy()
+    rotation[:, legs] = locked.rotation[:result.num_frames]
     weight = _faded_in(result.num_frames, still_before, switch)
-    rotation = np.where((weight < 1.0)[:, None, None], quat.slerp(result.rotation, rotation, weight[:, None]), rotation)
+    fading = weight < 1.0  # only these frames blend back towards the pose they had
+    rotation[fading] = quat.slerp(result.rotation[fading], rotation[fading], weight[fading, None])
     changed = blended | ((np.abs(rotation - result.rotation) > CHANGED).any(axis=(1, 2)) & (weight > 0.0))
     runs = [(start, stop) for start, stop in contacts.contact_segments(changed) if blended[start:stop].any()]
     kept = np.zeros_like(changed)
@@ -212,7 +216,7 @@ def _planted(result, reference, blended, still_before=0, switch=0):
 
 def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: float, method: str = "INERTIALIZE", curve: str = "smooth",
                pairs: np.ndarray | None = None, lock_feet: bool = True, align_b: bool = True,
-               labels: tuple[str, str] = CLIP_LABELS, still_before: int = 0) -> TransitionResult:
+               labels: tuple[str, str] = CLIP_LABELS, still_before: int = 0, root: int | None = None) -> TransitionResult:
     """Clip A up to ``frame_a``, a blend of ``length`` seconds, then clip B aligned to continue it.
 
     frame_a, frame_b: 0-based frame indices where the transition starts in
@@ -227,7 +231,8 @@ def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: f
     blends like any channel and B after the blend is B unmoved.
     still_before: result frames before this index keep A's pose (the foot
     lock's change fades in after it), as a composition keeps the frames an
-    earlier transition changed; the blend must start after it.
+    earlier transition changed; the blend must start after it. root: the
+    :func:`.align.travel_root` of these two clips when already found (a search blending them many times).
     Bones are matched by name; the result is on A's skeleton. TransitionError for
     frames, lengths or pairs that do not fit the clips, calling them ``labels`` (A's, B's).
     """
@@ -245,7 +250,7 @@ def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: f
     b = on_skeleton(clip_b, clip_a, labels)
     index_a, index_b = _frame_pairs(clip_a, frame_a, b, frame_b, span + 1, method, pairs, labels)
     last_b = int(round(index_b[-1]))
-    root = travel_root(clip_a, b)
+    root = travel_root(clip_a, b) if root is None else root
     tracks, axis = root_motion.root_tracks((clip_a, b), root)
     if method == "INERTIALIZE":
         channels, root_steps, height, tilt = _inertialized(clip_a, frame_a, b, index_b, *tracks)

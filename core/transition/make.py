@@ -20,7 +20,7 @@ from ..measure.transition import TransitionMetrics
 from ..motion import kinematics
 from ..motion.clip import Clip
 from . import blend, distance, points, timewarp
-from .align import CLIP_LABELS, on_skeleton
+from .align import CLIP_LABELS, on_skeleton, travel_root
 
 METHODS = ("AUTO",) + blend.METHODS
 LENGTHS = (0.3, 0.5, 0.7, 1.0)  # seconds tried when the length is chosen, each measured: the best is kept
@@ -149,6 +149,15 @@ def _context(clip, starts, span):
     return max(min(starts) - context, 0), min(max(starts) + span + context + 1, clip.num_frames)
 
 
+def _search_root(near):
+    """The travelling root of the parts a search blends, found once for all its blends; None when there is none (each blend
+    then reports what does not fit, in its own order)."""
+    try:
+        return travel_root(*near)
+    except TransitionError:
+        return None
+
+
 def _candidate_starts(candidates, clip_a, clip_b, still_before, labels):
     """0-based (A index, B index) of the best :data:`CANDIDATES_TRIED` candidates whose blend starts at ``still_before`` or
     later; TransitionError (calling the clips ``labels``) when there is none."""
@@ -189,7 +198,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     window = max(1, min(int(round(points.WINDOW_SECONDS * clip_a.fps)), len(fa), len(fb)))
     if isinstance(at, str) and at == "auto":
         candidates = points.transition_candidates(clip_a, clip_b, "end_start", joints=joints, weights=weights, poses=poses, reach_seconds=reach,
-                                                  labels=labels)
+                                                  labels=labels, features=(fa, fb))
         starts = _candidate_starts(candidates, clip_a, clip_b, still_before, labels)
         (a0, a1), (b0, b1) = points.window_regions(clip_a, clip_b, "end_start", window, reach, labels)
     else:
@@ -202,7 +211,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     longest = int(round(max(lengths) * clip_a.fps))
     (offset_a, stop_a), (offset_b, stop_b) = (_context(clip, [start[k] for start in starts], longest) for k, clip in enumerate((clip_a, clip_b)))
     near = clip_a.slice_frames(offset_a, stop_a), clip_b.slice_frames(offset_b, stop_b)
-    own_positions = [measure.clip_positions(clip, clip_a.bone_names) for clip in near]
+    own_positions, root = [measure.clip_positions(clip, clip_a.bone_names) for clip in near], _search_root(near)
     best, failure = None, None
     for index_a, index_b in starts:  # a few points x lengths x methods: each blend is one vectorized pass
         for seconds in lengths:
@@ -214,7 +223,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
                 try:
                     result = blend.transition(near[0], index_a - offset_a, near[1], index_b - offset_b, seconds, chosen, lock_feet=lock_feet,
                                               pairs=None if pairs is None else pairs - (offset_a, offset_b), align_b=align, labels=labels,
-                                              still_before=still_before - offset_a)
+                                              still_before=still_before - offset_a, root=root)
                 except TransitionError as error:  # this length or method does not fit here: the next may
                     failure = error
                     continue

@@ -120,7 +120,7 @@ def transition_candidates(clip_a: Clip, clip_b: Clip, region: str | tuple = "end
                           limit: int = 8, contacts: bool = True, joints: str | list | None = None,
                           separation_seconds: float = SEPARATION_SECONDS, reach_seconds: float = REACH_SECONDS,
                           weights: str | np.ndarray = "length", poses: list | None = None,
-                          labels: tuple[str, str] = align.CLIP_LABELS) -> list[Candidate]:
+                          labels: tuple[str, str] = align.CLIP_LABELS, features: tuple | None = None) -> list[Candidate]:
     """Where ``clip_a`` can hand over to ``clip_b``: up to ``limit`` candidates, lowest cost first.
 
     region: "end_start" (A's windows starting in its last ``reach_seconds``,
@@ -129,7 +129,8 @@ def transition_candidates(clip_a: Clip, clip_b: Clip, region: str | tuple = "end
     stretch of both clips compared (see :mod:`.distance`). contacts: prefer
     pairs with the same feet planted (see the module's notes). joints: see
     :func:`matching_features`, as are weights and poses (the clips' float32
-    armature-space matrices, when already computed). Candidates are local minima at least
+    armature-space matrices, when already computed) and features (their :func:`matching_features` with
+    these joints and weights, when already computed). Candidates are local minima at least
     ``separation_seconds`` apart. TransitionError names what does not fit (frame
     rates, missing bones, a region outside a clip), calling the clips ``labels`` (A's, B's).
     """
@@ -140,7 +141,7 @@ def transition_candidates(clip_a: Clip, clip_b: Clip, region: str | tuple = "end
 
     if poses is None:
         poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
-    fa, fb = matching_features(clip_a, clip_b, joints, poses, weights, labels)
+    fa, fb = matching_features(clip_a, clip_b, joints, poses, weights, labels) if features is None else features
     fa, fb = fa[a0:a1 + window], fb[b0:b1 + window]
 
     ankles = [clip_a.bone_names[ankle] for *_, ankle in leg_chains(clip_a)]

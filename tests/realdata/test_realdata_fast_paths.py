@@ -1,0 +1,87 @@
+"""The fast paths of Make Loop's ranking and Make Transition's search and foot lock give what the straightforward ones give (core only).
+
+Each straightforward path is computed here, on the shared clips: the whole
+take posed at once for a loop's skating yardstick, every bone played there
+and back for a transition's foot lock, the root found again for every blend of its search.
+"""
+
+import numpy as np
+import pytest
+
+from core.formats import bvh, bvh_clip
+from core.loop import make as loop
+from core.motion import contacts, footlock, kinematics, quat, root as root_motion
+from core.transition import blend, make as transition, points
+
+
+def _clip(mocap_dir, name):
+    info = bvh.read_bvh(mocap_dir / name)
+    up = bvh.up_axis(info)
+    return bvh_clip.clip_from_bvh(info, bvh.suggest_scale(info, up)[0], up)
+
+
+def _whole_take_skating(clip):
+    """The take's median slide per contact with every bone of every frame posed at once."""
+    positions = kinematics.clip_forward_kinematics(clip)[..., :3, 3]
+    rows = contacts._skating_rows(positions, clip.bone_names, clip.dt)
+    return float(np.median(rows[:, 3])) if len(rows) else 0.0
+
+
+def _every_bone_planted(result, reference, blended, still_before=0, switch=0):
+    """The foot lock of :func:`..transition.blend._planted` with the whole skeleton played there and back."""
+    there_and_back = np.r_[0:result.num_frames, result.num_frames - 2:-1:-1]
+    locked = footlock.lock_feet(reference.take_frames(there_and_back), result.take_frames(there_and_back))
+    rotation = locked.rotation[:result.num_frames]
+    weight = blend._faded_in(result.num_frames, still_before, switch)
+    rotation = np.where((weight < 1.0)[:, None, None], quat.slerp(result.rotation, rotation, weight[:, None]), rotation)
+    changed = blended | ((np.abs(rotation - result.rotation) > blend.CHANGED).any(axis=(1, 2)) & (weight > 0.0))
+    kept = np.zeros_like(changed)
+    for start, stop in contacts.contact_segments(changed):
+        kept[start:stop] = blended[start:stop].any()
+    return result.with_channels(rotation=np.where(kept[:, None, None], rotation, result.rotation)), kept
+
+
+def test_a_takes_skating_is_posed_a_block_of_frames_and_the_feet_at_a_time(mocap_dir, monkeypatch):
+    clip = _clip(mocap_dir, "dataset-1_dance-short_normal_001.bvh")
+    expected = _whole_take_skating(clip)
+    posed, forward = [], kinematics.forward_kinematics
+    monkeypatch.setattr(kinematics, "POSITION_BLOCK", 500)
+    monkeypatch.setattr(kinematics, "forward_kinematics", lambda parents, rest, location, *rest_of: posed.append(location.shape[:2])
+                        or forward(parents, rest, location, *rest_of))
+    assert abs(contacts.median_skating(clip) - expected) <= 1e-9
+    assert max(frames for frames, _ in posed) <= 500  # never the whole take at once
+
+
+@pytest.mark.parametrize("last", [72, 1901])
+def test_make_loop_auto_keeps_the_loop_the_whole_take_posed_at_once_keeps(mocap_dir, monkeypatch, last):
+    clip = _clip(mocap_dir, "dataset-1_dance-short_normal_001.bvh")
+    fast = loop.make_loop(clip, 1, last)
+    monkeypatch.setattr(contacts, "median_skating", _whole_take_skating)
+    straightforward = loop.make_loop(clip, 1, last)
+    assert fast.method == straightforward.method
+    for channel in ("location", "rotation", "scale"):
+        assert np.abs(getattr(fast.clip, channel) - getattr(straightforward.clip, channel)).max() <= 1e-6
+    assert [t.seam.visibility for t in fast.tried] == pytest.approx([t.seam.visibility for t in straightforward.tried], abs=1e-6)
+
+
+@pytest.mark.parametrize("names", [("walk_normal", "run_normal"), ("run_normal", "walk-left_normal")])
+def test_make_transition_locks_the_feet_of_the_legs_alone_as_of_the_whole_skeleton(mocap_dir, monkeypatch, names):
+    clip_a, clip_b = (_clip(mocap_dir, f"dataset-1_{name}_001.bvh") for name in names)
+    played, lock, found, find = [], footlock.lock_feet, [], root_motion.find_moving_root
+    monkeypatch.setattr(footlock, "lock_feet", lambda raw, looped, *more: played.append(looped.num_bones) or lock(raw, looped, *more))
+    monkeypatch.setattr(root_motion, "find_moving_root", lambda clip: found.append(clip.num_frames) or find(clip))
+    compared, match = [], points.matching_features
+    monkeypatch.setattr(points, "matching_features", lambda *args: compared.append(args) or match(*args))
+    fast = transition.make_transition(clip_a, clip_b)
+    assert len(compared) == 1  # the search's candidates reuse the features the transition compared
+    assert max(played) < clip_a.num_bones  # the legs and the bones above them, not the whole skeleton
+    assert len(found) <= 4 < len(played)  # the root found once for the search's blends (and once for the whole clips), not per blend
+    monkeypatch.setattr(blend, "_planted", _every_bone_planted)
+    made = blend.transition  # the straightforward search: every blend finds the root again
+    monkeypatch.setattr(blend, "transition", lambda *args, root=None, **options: made(*args, **options))
+    straightforward = transition.make_transition(clip_a, clip_b)
+    assert (fast.frame_a, fast.frame_b, fast.method, fast.length, fast.window) == (
+        straightforward.frame_a, straightforward.frame_b, straightforward.method, straightforward.length, straightforward.window)
+    for channel in ("location", "rotation", "scale"):
+        assert np.abs(getattr(fast.clip, channel) - getattr(straightforward.clip, channel)).max() <= 1e-6
+    assert fast.metrics.visibility == pytest.approx(straightforward.metrics.visibility, abs=1e-6)
