@@ -41,13 +41,14 @@ from .synth import _out_edges, render, without_edges
 HORIZON_SECONDS = 1.0  # how far ahead each edge is judged (played on in its clip past a short edge)
 TRAJECTORY_SECONDS = (1.0 / 3.0, 2.0 / 3.0, 1.0)  # where the trajectory term compares travel and heading with the path's
 HEADING_SCALE = 0.7  # radians of heading error that cost as much as a whole horizon's travel off the path's speed
-TRANSITION_WEIGHT = 0.2  # a transition's cost (its distance over its threshold, 0 to 1) in the trajectory term's units
+TRANSITION_WEIGHT = 0.5  # a transition's cost (its distance over its threshold, 0 to 1) in the trajectory term's units
 GAIT_SECONDS = 1.0  # the root trace is averaged over this long (about a gait cycle) to find the centreline it sways around
 ROUND_METRES = 0.3  # the path's corners are rounded over this much of its length: a 90 degree corner cut by 7.5 cm
+TURN_METRES = 0.8  # the body turns a corner over this much of the path: the planted feet absorb a turn spread over a step or two
 SAMPLE_METRES = 0.01  # the path is resampled this finely
 MIN_TRAVEL_SPEED = 0.3  # metres per second: a clip whose root travels slower (a bow, a wave) does not carry the character along
 SPEED_REACH = (0.85, 1.15)  # speeds the clips can reach: from this share of the slowest travelling clip's to this of the fastest's
-MAX_VISIBLE = 1.0  # a junction more visible than its clips' own motion is taken out of the graph and the path planned again
+MAX_VISIBLE = 1.0  # a junction more visible than its clips' own motion (beyond rounding) is taken out of the graph and the path planned again
 ATTEMPTS = 8  # plans tried, each without the transitions the ones before showed too visible
 MIN_PIECE_FRAMES = 31  # the rendered walk keeps at least this many frames (a piece's shortest second) before it is cut at the end
 
@@ -55,8 +56,9 @@ MIN_PIECE_FRAMES = 31  # the rendered walk keeps at least this many frames (a pi
 @dataclass
 class Path:
     """A path on the ground resampled every :data:`SAMPLE_METRES`: positions ``(N, 2)``, arc length ``(N,)`` metres from the
-    first point, heading ``(N,)`` radians (unwrapped, of the corners rounded over :data:`ROUND_METRES`), curvature ``(N,)``
-    radians per metre, and the speed asked ``(N,)`` metres per second (NaN where none is asked)."""
+    first point, heading ``(N,)`` radians (unwrapped, of the corners rounded over :data:`ROUND_METRES`, turned over
+    :data:`TURN_METRES`), curvature ``(N,)``
+    radians per metre (of the heading turned over :data:`TURN_METRES`), and the speed asked ``(N,)`` metres per second (NaN where none is asked)."""
 
     points: np.ndarray
     arc: np.ndarray
@@ -152,6 +154,7 @@ def make_path(points: np.ndarray, speeds: np.ndarray | None = None) -> Path:
     along = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(rounded, axis=0), axis=1))]
     tangent = np.gradient(rounded, axis=0)
     heading = np.unwrap(np.arctan2(tangent[:, 1], tangent[:, 0]))
+    heading = _box(heading[:, None], round(TURN_METRES / SAMPLE_METRES))[:, 0]  # the body turns over more than the root's corner
     curvature = np.gradient(heading) / np.maximum(np.gradient(along), 1e-9)
     speed = np.full(len(arc), np.nan) if speeds is None else np.interp(arc, raw_arc, speeds[keep])
     return Path(rounded, along, heading, curvature, speed)
@@ -331,8 +334,10 @@ def _foot_contacts(original, chains, dt):
     column[evaluated] = np.arange(len(evaluated))
     planted = []
     for (_, _, ankle), below in zip(chains, toes):
-        joints = pose[:, column[[ankle, *below]]][..., :3, 3]
-        mask = contacts.detect_contacts(joints, dt, 0.03, 0.3).any(axis=1)
+        # The ankle as the foot lock finds its contacts, the toes as the skating measure does: planted by either, the foot is.
+        mask = contacts.detect_contacts(pose[:, column[[ankle]]][..., :3, 3], dt, 0.03, 0.3)[:, 0]
+        if below:
+            mask |= contacts.detect_contacts(pose[:, column[below]][..., :3, 3], dt).any(axis=1)
         segments = contacts.contact_segments(mask)
         segments = segments[segments[:, 1] - segments[:, 0] >= 2]
         lengths = segments[:, 1] - segments[:, 0]
@@ -393,7 +398,9 @@ def _corners(path, asked, library, travelling, fps):
     found = []
     for start, stop in contacts.contact_segments(over):  # a few stretches, not frames
         peak = start + int(np.argmax(rate[start:stop]))
-        turn = float(np.degrees(abs(path.heading[min(stop, len(path.arc) - 1)] - path.heading[max(start - 1, 0)])))
+        reach = np.searchsorted(path.arc, path.arc[peak] + np.array([-1.0, 1.0]) * (TURN_METRES + ROUND_METRES))
+        before, after = max(min(reach[0], start - 1), 0), min(max(reach[1], stop), len(path.arc) - 1)  # the whole corner's turn
+        turn = float(np.degrees(abs(path.heading[after] - path.heading[before])))
         found.append({"arc": float(path.arc[peak]), "at": [float(v) for v in path.points[peak]], "turn_deg": turn,
                       "rate_deg_s": float(np.degrees(rate[peak])), "sharpest_deg_s": float(np.degrees(sharpest))})
     return found
@@ -458,7 +465,7 @@ def _rendered(graph, clips, points, speeds, speed, words, attempts):
         worst = max((made.metrics.visibility for made in composition.transitions), default=0.0)
         if best is None or worst < best[0]:
             best = (worst, (composition, path, corners, planning))
-        visible = {index for index, made in zip(transitions, composition.transitions) if made.metrics.visibility > MAX_VISIBLE}
+        visible = {index for index, made in zip(transitions, composition.transitions) if made.metrics.visibility > MAX_VISIBLE + 1e-9}
         if not visible:
             break
         graph, dropped = without_edges(used, visible), dropped + len(visible)
@@ -485,26 +492,39 @@ def follow(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np
     points, speeds = check_points(points, speeds)
     (composition, path, corners, planning), dropped = _rendered(graph, clips, points, speeds, speed, words, attempts)
     library = _library(clips)
-    placed, turn, arc = _corrected(composition.clip, path, library)
-    placed = _replanted(composition.clip, placed, turn)
+    rendered = composition.clip
+    placed, turn, arc = _corrected(rendered, path, library)
+    placed = _replanted(rendered, placed, turn)
     composition = _cut(dataclasses.replace(composition, clip=placed), arc, path.length)
-    played = {}  # frames each clip plays: the clips' own skating is weighed by them
-    for segment in composition.segments:
-        played[segment.name] = played.get(segment.name, 0) + segment.out_last - segment.out_first + 1
-    own = sum(_toe_skating(clip) * played.get(entry["name"], 0) for clip, entry in zip(clips, graph.clips)) / max(sum(played.values()), 1)
+    own = _clips_skating(composition, clips, [entry["name"] for entry in graph.clips])
+    # The walk as the graph renders it, before its root is laid along the path: what the correction adds to its feet.
+    as_rendered = _toe_skating(rendered.slice_frames(0, composition.clip.num_frames))
     return _measured(composition, path, points, corners, library, own, dropped,
-                     {"planning_s": planning, "seconds": time.perf_counter() - started})
+                     {"rendered_toe_skating_m_s": as_rendered, "planning_s": planning, "seconds": time.perf_counter() - started})
 
 
-def _toe_skating(clip):
+def _toe_skating(clip, frames=slice(None)):
     toes = contacts.toe_joints(clip.bone_names)
     positions = kinematics.clip_forward_kinematics(clip, toes)[..., :3, 3]
-    return contacts.toe_skating(positions, toes, clip.dt)
+    return contacts.toe_skating(positions, toes, clip.dt, frames)
 
 
-def _measured(composition, path, points, corners, library, own, dropped, timing):
+def _clips_skating(composition, clips, names):
+    """The clips' own toe skating (m/s) over the frames the composition plays of them: each segment's source frames in its
+    clip, weighed by how many it plays."""
+    total = weight = 0.0
+    for segment in composition.segments:  # a few segments
+        clip = clips[names.index(segment.name)]
+        first = int(clip.frames[0])
+        frames = slice(max(segment.source_first - first, 0), segment.source_last - first + 1)
+        played = segment.out_last - segment.out_first + 1
+        total, weight = total + _toe_skating(clip, frames) * played, weight + played
+    return total / max(weight, 1.0)
+
+
+def _measured(composition, path, points, corners, library, own, dropped, more):
     """The :class:`Followed` of the corrected composition: its trace against the drawn ``points``, its feet against ``own``, the
-    clips' toe skating (m/s)."""
+    clips' toe skating (m/s); ``more``: numbers measured before."""
     clip = composition.clip
     pose, _ = root_motion.root_frames(clip, library.root)
     trace = pose[:, :2, 3]
@@ -520,7 +540,7 @@ def _measured(composition, path, points, corners, library, own, dropped, timing)
         "end_error_m": float(np.linalg.norm(trace[-1] - points[-1])), "end_facing_error_deg": facing_error,
         "path_length_m": path.length, "duration_s": float(clip.duration), "speed_mean_m_s": float(speed.mean()),
         "toe_skating_m_s": _toe_skating(clip), "clips_toe_skating_m_s": own, "worst_junction_visibility": float(worst),
-        "transitions": len(composition.transitions), **timing,
+        "transitions": len(composition.transitions), **more,
     }
     notes = [f"the corner at ({c['at'][0]:.2f}, {c['at'][1]:.2f}) m, {c['arc']:.1f} m along the path, turns {c['turn_deg']:.0f} degrees "
              f"at up to {c['rate_deg_s']:.0f} degrees/s; the clips turn at most {c['sharpest_deg_s']:.0f} degrees/s: followed by "
