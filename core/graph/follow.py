@@ -36,6 +36,7 @@ from ..errors import CompositionError, GraphError
 from ..motion import contacts, footlock, kinematics, quat, root as root_motion
 from ..motion.clip import Clip
 from .build import MotionGraph
+from ..transition.make import shows
 from .synth import _out_edges, render, without_edges
 
 HORIZON_SECONDS = 1.0  # how far ahead each edge is judged (played on in its clip past a short edge)
@@ -48,7 +49,8 @@ TURN_METRES = 0.8  # the body turns a corner over this much of the path: the pla
 SAMPLE_METRES = 0.01  # the path is resampled this finely
 MIN_TRAVEL_SPEED = 0.3  # metres per second: a clip whose root travels slower (a bow, a wave) does not carry the character along
 SPEED_REACH = (0.85, 1.15)  # speeds the clips can reach: from this share of the slowest travelling clip's to this of the fastest's
-MAX_VISIBLE = 1.0  # a junction more visible than its clips' own motion (beyond rounding) is taken out of the graph and the path planned again
+MAX_VISIBLE = 1.0  # a junction more visible than its clips' own motion (beyond rounding), or that shows by any other measure of
+# the transition engine (root speed jump, heading rate, skating, the floor), is taken out of the graph and the path planned again
 ATTEMPTS = 8  # plans tried, each without the transitions the ones before showed too visible
 MIN_PIECE_FRAMES = 31  # the rendered walk keeps at least this many frames (a piece's shortest second) before it is cut at the end
 
@@ -465,7 +467,8 @@ def _rendered(graph, clips, points, speeds, speed, words, attempts):
         worst = max((made.metrics.visibility for made in composition.transitions), default=0.0)
         if best is None or worst < best[0]:
             best = (worst, (composition, path, corners, planning))
-        visible = {index for index, made in zip(transitions, composition.transitions) if made.metrics.visibility > MAX_VISIBLE + 1e-9}
+        visible = {index for index, made in zip(transitions, composition.transitions)
+                   if made.metrics.visibility > MAX_VISIBLE + 1e-9 or shows(made.metrics)}
         if not visible:
             break
         graph, dropped = without_edges(used, visible), dropped + len(visible)
@@ -481,7 +484,8 @@ def follow(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np
     speeds: per point, metres per second; speed: one for the whole path
     (default: the median travelling clip's); words: only clips whose
     names hold one of them. A junction more visible than its clips' own
-    motion (:data:`MAX_VISIBLE`) is taken out of the graph and the path
+    motion (:data:`MAX_VISIBLE`), or that shows by another of the transition
+    engine's measures, is taken out of the graph and the path
     planned again, up to ``attempts`` times. GraphError (one line) for an
     empty path, one off the ground or with no length, a library with no
     travelling clip, or a speed out of the clips' reach (named with it). A
