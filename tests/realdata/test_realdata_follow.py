@@ -61,10 +61,9 @@ def _check_targets(made, points):
     print(f"\n{numbers}\n{made.notes}")
     assert numbers["deviation_mean_m"] <= 0.05 and numbers["deviation_max_m"] <= 0.15
     assert numbers["end_error_m"] <= 0.20 and numbers["end_facing_error_deg"] <= 15.0
-    # The correction adds at most 10% to the feet of the walk as the graph renders it, and the whole stays within 15% of the
-    # clips' own over the frames played (1.1x is met on the straight, S, square and long paths; the gentle curve measured 1.107x).
+    # Within 10% of the clips' own over the frames played, and of the walk as the graph renders it (what the correction adds).
+    assert numbers["toe_skating_m_s"] <= 1.1 * numbers["clips_toe_skating_m_s"]
     assert numbers["toe_skating_m_s"] <= 1.1 * numbers["rendered_toe_skating_m_s"]
-    assert numbers["toe_skating_m_s"] <= 1.15 * numbers["clips_toe_skating_m_s"]
     assert numbers["worst_junction_visibility"] <= 1.0 + 1e-9  # 1: as sharp as the clips' own motion, no sharper
     clip = made.composition.clip
     assert np.isfinite(clip.rotation).all() and np.allclose(np.linalg.norm(clip.rotation, axis=-1), 1.0, atol=1e-6)
@@ -95,21 +94,14 @@ def test_a_path_longer_than_the_library_is_followed(small):
     assert made.numbers["path_length_m"] > travel and len(made.composition.transitions) >= 2
 
 
-def test_planning_a_minute_takes_under_two_seconds(small):
+def test_a_minute_of_walking_is_planned_as_one_chain_of_edges(small):
+    """How long planning takes is measured in bench/bench_follow.py."""
     graph, clips = small
-    points = np.array([[0.0, 0.0], [60.0, 0.0], [60.0, 40.0]])  # 100 m: over a minute at the clips' median speed
+    points = np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 30.0]])  # 70 m: about a minute of walking
     used, walk, path, asked, corners = follow.plan(graph, clips, points)
-    seconds = sum(edge["frames"] for edge in walk) / graph.settings["fps"]
-    assert seconds >= 55.0
-    timing = min(_timed(follow.plan, graph, clips, points) for _ in range(2))
-    assert timing <= 2.0
-
-
-def _timed(function, *args):
-    import time
-    started = time.perf_counter()
-    function(*args)
-    return time.perf_counter() - started
+    assert sum(edge["frames"] for edge in walk) / graph.settings["fps"] >= 55.0
+    assert all(edge["from"] == before["to"] for before, edge in zip(walk, walk[1:]))
+    assert len(corners) == 1 and abs(corners[0]["arc"] - 40.0) < 0.5
 
 
 @pytest.mark.parametrize("points, speeds, said", [
