@@ -391,9 +391,10 @@ def distance_to_polyline(positions: np.ndarray, points: np.ndarray, block: int =
     return out
 
 
-def _corners(path, asked, library, travelling, fps):
-    """``[{"arc", "at", "turn_deg", "rate_deg_s"}]``: stretches of the path that turn faster, at the speed asked, than the
-    sharpest turn any travelling clip makes (each named once, at its sharpest point)."""
+def _corners(path, asked, library, travelling):
+    """``[{"arc", "at", "turn_deg", "rate_deg_s", "sharpest_deg_s"}]``: stretches of the path that turn faster, at the speed
+    asked, than the sharpest turn any travelling clip makes (each named once, at its sharpest point, with the whole corner's
+    turn and the clips' sharpest)."""
     sharpest = float(library.sharpest[travelling].max())
     rate = np.abs(path.curvature) * asked
     over = rate > sharpest
@@ -439,7 +440,7 @@ def plan(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np.n
     path = make_path(points, speeds)
     asked = _asked_speed(path, speed, library, travelling, reach)
     walk = _Planner(graph, library, path, asked).walk(allowed, set(travelling))
-    return graph, walk, path, asked, _corners(path, asked, library, travelling, float(graph.settings["fps"]))
+    return graph, walk, path, asked, _corners(path, asked, library, travelling)
 
 
 def _rendered(graph, clips, points, speeds, speed, words, attempts):
