@@ -124,3 +124,14 @@ def test_a_speed_out_of_reach_and_a_library_that_does_not_travel_are_named(libra
     still = [clip.with_channels(location=np.broadcast_to(clip.location[:1], clip.location.shape).copy()) for clip in clips]
     with pytest.raises(GraphError, match="no clip of the motion graph travels"):
         follow.follow(graph, still, [[0.0, 0.0], [3.0, 0.0]])
+
+
+def test_a_speed_per_point_walks_then_runs(library):
+    graph, clips = library
+    points = np.array([[0.0, 0.0], [5.0, 0.0], [6.0, 0.0], [12.0, 0.0]])
+    made = follow.follow(graph, clips, points, speeds=[1.1, 1.1, 1.8, 1.8])
+    _check_targets(made, points)
+    along = made.trace[:, 0]
+    walked, ran = made.speed[along < 4.0], made.speed[along > 8.0]
+    assert abs(np.median(walked) - 1.1) < 0.2 and abs(np.median(ran) - 1.8) < 0.2
+    assert any("run" in segment.name for segment in made.composition.segments)
