@@ -287,13 +287,14 @@ class _Planner:
         if not starts:
             raise GraphError("no travelling clip of the motion graph has a stretch to start the path on")
         best = min(starts, key=lambda e: self.score(e, 0.0, 0.0)[0])
-        path, arc, error = [], 0.0, 0.0
+        path, arc, error, frames = [], 0.0, 0.0, 0
         choice = best
-        limit = 10 * len(self.path.arc) * SAMPLE_METRES / MIN_TRAVEL_SPEED * self.fps  # frames: never reached by a travelling walk
+        limit = 10 * (self.path.length + 1.0) / MIN_TRAVEL_SPEED * self.fps  # frames: never reached by a walk that travels
         while arc < self.path.length:
             _, arc, error = self.score(choice, arc, error)
             path.append(choice)
-            if sum(e["frames"] for e in path) > limit:
+            frames += choice["frames"]
+            if frames > limit:
                 raise GraphError("the walk does not get along the path: its clips travel too little")
             node = choice["to"]
             options = [edges[index] for index in out[node] if graph.nodes[edges[index]["to"]]["clip"] in allowed]
