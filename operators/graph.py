@@ -48,7 +48,7 @@ class LOOPSMITH_OT_build_graph(bpy.types.Operator):
         return {"FINISHED"}
 
 
-def _graph_and_clips(obj):
+def graph_and_clips(obj):
     """The file's motion graph and its clips (see :func:`.common.action_clip`); ClipError if it is missing or an action changed since."""
     text = bpy.data.texts.get(properties.GRAPH_TEXT)
     if text is None:
@@ -92,7 +92,7 @@ class LOOPSMITH_OT_synthesize(bpy.types.Operator):
         obj = context.active_object
         via = [name.strip() for name in self.synth_via.split(",") if name.strip()]
         with common.progress(context, 2) as step:
-            graph, clips = _graph_and_clips(obj)
+            graph, clips = graph_and_clips(obj)
             step()
             composed = motion_graph.synthesize(graph, clips, self.synth_seconds, self.synth_seed, via)
             common.keep_action(obj)

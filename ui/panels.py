@@ -310,6 +310,7 @@ class GraphPanel:
             layout.label(text=f"Graph: Text Editor '{GRAPH_TEXT}'", icon="TEXT")
         draw.draw_synthesize(layout, settings)
         layout.operator("loopsmith.synthesize", icon="PLAY")
+        layout.operator("loopsmith.follow_path", icon="CURVE_PATH")
 
 
 # 3D Viewport

@@ -39,7 +39,7 @@ def _smooth(u):
     return u * u * (3.0 - 2.0 * u)
 
 
-def _bridge_gaps(values, known):
+def bridge_gaps(values: np.ndarray, known: np.ndarray) -> np.ndarray:
     """Fill the rows of ``values (T, k)`` not ``known`` by smoothstep between the known rows around them."""
     index = np.arange(len(values))
     if not known.any():
@@ -85,7 +85,7 @@ def _ankle_corrections(raw_ankle, looped_ankle, planted, chain, tolerance):
             continue  # the stitch left this contact alone
         planted_offset = looped[start, :2] - looped[start:stop, :2]
         correction[start:stop, :2] = planted_offset - 0.5 * (planted_offset[0] + planted_offset[-1])
-    correction = _bridge_gaps(correction, known)
+    correction = bridge_gaps(correction, known)
     # A light binomial filter takes out the kinks where blends meet contacts,
     # which the knee would otherwise amplify.
     kernel = np.array([1.0, 4.0, 6.0, 4.0, 1.0]) / 16.0
@@ -143,7 +143,6 @@ def lock_feet(raw: Clip, looped: Clip, travel_root: int | None = None, height_ma
     column = np.full(looped.num_bones, -1)  # a bone's index in the two poses
     column[evaluated] = np.arange(len(evaluated))
     chain = cycles.chain(looped, travel_root)
-    relative = kinematics.rest_relative(looped.parents, looped.rest)
     rotation = None  # copied when the first leg is re-solved
     solved = set()
     for hip, knee, ankle in chains:
@@ -155,22 +154,37 @@ def lock_feet(raw: Clip, looped: Clip, travel_root: int | None = None, height_ma
         if rotation is None:
             rotation = looped.rotation.copy()
         solved.update((hip, knee, ankle))
-        frames = slice(0, period)
-        g = pose[frames]  # a view: the clamp frame is set from frame 0 below
-        g_hip, g_knee, g_ankle = (g[:, column[bone]] for bone in (hip, knee, ankle))
-        thigh, shin = _solve_two_bone(g_hip[:, :3, 3], g_knee[:, :3, 3], g_ankle[:, :3, 3], g_ankle[:, :3, 3] + correction)
-        hip_rot = quat.multiply(thigh, quat.from_matrix(g_hip[:, :3, :3]))
-        knee_rot = quat.multiply(quat.multiply(thigh, shin), quat.from_matrix(g_knee[:, :3, :3]))
-        ankle_rot = quat.from_matrix(g_ankle[:, :3, :3])  # the foot keeps its world orientation
-        parent_rot = quat.from_matrix(g[:, column[looped.parents[hip]], :3, :3] @ relative[hip][:3, :3])
-        rotation[frames, hip] = quat.multiply(quat.inverse(parent_rot), hip_rot)
-        knee_space = quat.multiply(hip_rot, quat.from_matrix(relative[knee][:3, :3]))
-        rotation[frames, knee] = quat.multiply(quat.inverse(knee_space), knee_rot)
-        ankle_space = quat.multiply(knee_rot, quat.from_matrix(relative[ankle][:3, :3]))
-        rotation[frames, ankle] = quat.multiply(quat.inverse(ankle_space), ankle_rot)
+        solve_leg(looped, pose, column, (hip, knee, ankle), correction, rotation, slice(0, period))  # the clamp frame is set below
         rotation[period, [hip, knee, ankle]] = rotation[0, [hip, knee, ankle]]  # the wrap stays closed
     if not solved:
         return looped
     for bone in solved:
         rotation[:, bone] = quat.unroll(rotation[:, bone], looped.rotation[0, bone])
     return looped.with_channels(rotation=rotation)
+
+
+def solve_leg(clip: Clip, pose: np.ndarray, column: np.ndarray, leg: tuple[int, int, int], correction: np.ndarray,
+              rotation: np.ndarray, frames: slice = slice(None), foot_turn: np.ndarray | None = None) -> None:
+    """Write into ``rotation`` (the clip's ``(F, B, 4)``, at ``frames``) the hip, knee and ankle rotations that move the ankle
+    of ``leg`` (hip, knee, ankle) by ``correction`` (frames' ``(n, 3)``, armature space), the foot keeping its world orientation
+    (turned by ``foot_turn`` ``(n,)`` radians about the up axis, when given).
+
+    pose: armature-space matrices ``(F, k, 4, 4)`` of the leg's chain (:func:`..root.chain_forward_kinematics`), column: each
+    bone's index in it (-1 for bones outside it).
+    """
+    hip, knee, ankle = leg
+    relative = kinematics.rest_relative(clip.parents, clip.rest)
+    g = pose[frames]
+    g_hip, g_knee, g_ankle = (g[:, column[bone]] for bone in (hip, knee, ankle))
+    thigh, shin = _solve_two_bone(g_hip[:, :3, 3], g_knee[:, :3, 3], g_ankle[:, :3, 3], g_ankle[:, :3, 3] + correction)
+    hip_rot = quat.multiply(thigh, quat.from_matrix(g_hip[:, :3, :3]))
+    knee_rot = quat.multiply(quat.multiply(thigh, shin), quat.from_matrix(g_knee[:, :3, :3]))
+    ankle_rot = quat.from_matrix(g_ankle[:, :3, :3])  # the foot keeps its world orientation
+    if foot_turn is not None:
+        ankle_rot = quat.multiply(root_motion.z_rotation(foot_turn), ankle_rot)
+    parent_rot = quat.from_matrix(g[:, column[clip.parents[hip]], :3, :3] @ relative[hip][:3, :3])
+    rotation[frames, hip] = quat.multiply(quat.inverse(parent_rot), hip_rot)
+    knee_space = quat.multiply(hip_rot, quat.from_matrix(relative[knee][:3, :3]))
+    rotation[frames, knee] = quat.multiply(quat.inverse(knee_space), knee_rot)
+    ankle_space = quat.multiply(knee_rot, quat.from_matrix(relative[ankle][:3, :3]))
+    rotation[frames, ankle] = quat.multiply(quat.inverse(ankle_space), ankle_rot)

@@ -1,7 +1,7 @@
 """The registry: every command of the command line that runs over motion files, by name, in the order ``--help`` lists
 them. A command is one folder here (its options, job and report) and one line below."""
 
-from . import beats, blend, compose, convert, freeze, graph, make_loop, mirror, resample, retime, splice, synth, transition
+from . import beats, blend, compose, convert, follow, freeze, graph, make_loop, mirror, resample, retime, splice, synth, transition
 
 COMMANDS = {command.name: command for command in (
     make_loop.COMMAND,
@@ -9,6 +9,7 @@ COMMANDS = {command.name: command for command in (
     compose.COMMAND,
     graph.COMMAND,
     synth.COMMAND,
+    follow.COMMAND,
     resample.COMMAND,
     retime.COMMAND,
     freeze.COMMAND,

@@ -107,7 +107,7 @@ def _lay_out(root, mocap):
 
 @pytest.fixture(scope="module")
 def prepared(mocap_dir, tmp_path_factory):
-    """Files every example may need that a command makes: the FBX/GLB inputs and out/graph.json."""
+    """Files every example may need that a command makes: the FBX/GLB inputs, out/graph.json and a path to follow."""
     root = tmp_path_factory.mktemp("readme-made")
     work = _lay_out(root, mocap_dir.parent)
     made = {}
@@ -120,6 +120,8 @@ def prepared(mocap_dir, tmp_path_factory):
         result = run_loopsmith(*graph, "--quiet", cwd=work, timeout=300)
         assert result.returncode == 0, result.stderr
         made["out/graph.json"] = work / "out" / "graph.json"
+    made["path.json"] = root / "path.json"  # the path the follow examples walk: 3 m with a bend
+    made["path.json"].write_text('{"points": [[0, 0], [1.5, 0], [3, 0.5]]}')
     return made
 
 

@@ -19,8 +19,8 @@ WALK_2 = "dataset-2_walk_normal_020.bvh"
 RUN = "dataset-1_run_happy_001.bvh"
 WAVE = "dataset-2_wave-right-hand_normal_021.bvh"
 
-#: command -> (its arguments before ``-o OUT``, the outputs it writes into OUT). ``{clips}``, ``{graph}`` and ``{song}``
-#: stand for the shared clips' folder, a graph the `graph` run wrote and a synthesized drum track.
+#: command -> (its arguments before ``-o OUT``, the outputs it writes into OUT). ``{clips}``, ``{graph}``, ``{song}`` and
+#: ``{path}`` stand for the shared clips' folder, a graph the `graph` run wrote, a synthesized drum track and a path to follow.
 RUNS = {
     "make-loop": (("{clips}/" + CYCLE,), (CYCLE.replace(".bvh", "_loop.bvh"),)),
     "transition": (("{clips}/" + WALK, "{clips}/" + RUN, "--method", "INERTIALIZE", "--length", "0.3"),
@@ -29,6 +29,7 @@ RUNS = {
                 ("composition.bvh",)),
     "graph": (("{clips}/" + WALK, "{clips}/" + RUN), ()),
     "synth": (("{graph}", "--seconds", "4", "--seed", "3"), ()),
+    "follow": (("{graph}", "--path", "{path}"), ("follow.bvh",)),
     "resample": (("{clips}/" + CYCLE, "--fps", "60"), (CYCLE.replace(".bvh", "_resample.bvh"),)),
     "retime": (("{clips}/" + CYCLE, "--speed", "0.5"), (CYCLE.replace(".bvh", "_retime.bvh"),)),
     "freeze": (("{clips}/" + CYCLE, "--bone", "UpperArm_L", "--frame", "5"), (CYCLE.replace(".bvh", "_freeze.bvh"),)),
@@ -56,6 +57,14 @@ def song(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def path_file(tmp_path_factory):
+    """A path of 3 m with a gentle bend."""
+    out = tmp_path_factory.mktemp("path") / "path.json"
+    out.write_text(json.dumps({"points": [[0, 0], [1.5, 0], [3, 0.5]]}))
+    return out
+
+
+@pytest.fixture(scope="module")
 def graph(mocap_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("graph") / "library.json"
     result = run_loopsmith("graph", mocap_dir / WALK, mocap_dir / RUN, "-o", out, "--quiet")
@@ -67,7 +76,8 @@ def graph(mocap_dir, tmp_path_factory):
 def test_the_command_runs(command, mocap_dir, tmp_path, request):
     arguments, outputs = RUNS[command]
     places = {"clips": mocap_dir, "song": request.getfixturevalue("song") if command == "beats" else None,
-              "graph": request.getfixturevalue("graph") if command == "synth" else None}
+              "graph": request.getfixturevalue("graph") if command in ("synth", "follow") else None,
+              "path": request.getfixturevalue("path_file") if command == "follow" else None}
     out = tmp_path / ("library.json" if command == "graph" else "out")
     result = run_loopsmith(command, *(argument.format(**places) for argument in arguments), "-o", out, "--quiet")
     assert result.returncode == 0, result.stdout + result.stderr

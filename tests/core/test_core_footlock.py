@@ -53,7 +53,7 @@ def test_bridging_blends_between_known_values():
     known = np.zeros(10, dtype=bool)
     values[2], values[7] = 1.0, 3.0
     known[[2, 7]] = True
-    filled = footlock._bridge_gaps(values, known)[:, 0]
+    filled = footlock.bridge_gaps(values, known)[:, 0]
     assert filled[0] == 1.0 and filled[9] == 3.0 and filled[2] == 1.0 and filled[7] == 3.0
     assert np.all(np.diff(filled[2:8]) >= 0)
 

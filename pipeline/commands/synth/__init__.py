@@ -1,6 +1,8 @@
 """``synth GRAPH``: new motion from a motion graph, a random walk or a path through named clips, rendered through the
 transition engine."""
 
+import importlib
+
 from ...contract import Command
 from . import options, report
 
@@ -18,12 +20,10 @@ class Synth(Command):
     options_module, report_module = options, report
 
     def paths(self, given):
-        return options.paths(given)
+        return self.options_module.paths(given)
 
     def job(self):
-        from . import job  # bpy
-
-        return job
+        return importlib.import_module(".job", type(self).__module__)  # bpy: this command's own job
 
 
 COMMAND = Synth()

@@ -63,7 +63,7 @@ def motion_seconds(options, song):
     return options.seconds * float(options.max_stretch[1]) + 60.0 / max(song_tempo(song.beats.times), 1e-9)
 
 
-def _clips(paths, options):
+def graph_clips(paths, options):
     """:func:`..bridge.importers.several_clips`, but a problem with the first file is named by its path too, as the others' are (the
     report entry is the graph's)."""
     others = [importers.other_clip(path, options) for path in paths[1:]]
@@ -80,7 +80,7 @@ def process(task, options, name, inputs):
     try:
         graph = graph_json.read_graph_file(options.graph)  # checked when the command started
         song = compose_job.read_song(options)  # no steady beat: fails here, before anything is read or written
-        obj, clip, settings, header, others = _clips(paths, options)
+        obj, clip, settings, header, others = graph_clips(paths, options)
         motion_graph.check_clips(graph, [clip, *others])  # what the graph recorded of each clip, before anything is rendered
         imported = time.perf_counter() - started
         song_inputs = [str(song.path.resolve())] if song else []

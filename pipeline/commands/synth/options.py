@@ -14,7 +14,7 @@ MAX_SEED = 10 ** 9
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def _checked_clips(graph_path, graph):
+def checked_clips(graph_path, graph):
     """The paths of the graph's clips; UsageError for a clip without its path and SHA-256, missing, or changed since."""
     paths = []
     for clip in graph.clips:
@@ -34,6 +34,20 @@ def _checked_clips(graph_path, graph):
     return paths
 
 
+def read_graph(options):
+    """(the graph's path as given, the graph, its clips' paths): the whole graph file read and checked, its clips against their
+    checksums, and ``--name``; UsageError when it is no graph, a clip changed, or the name is no plain file name."""
+    graph_path = options.inputs[0]
+    try:
+        graph = graph_json.read_graph_file(pathlib.Path(graph_path))
+    except GraphError as error:
+        raise UsageError(f"{graph_path} is not a motion graph written by 'loopsmith graph' ({error})") from None
+    paths = checked_clips(graph_path, graph)
+    if "/" in options.name or "\\" in options.name or options.name in ("", ".", ".."):
+        raise UsageError(f"--name must be a plain file name, not '{options.name}'")
+    return graph_path, graph, paths
+
+
 def add_arguments(parser):
     parser.add_argument("--seconds", type=number(MIN_SECONDS, MAX_SECONDS), required=True,
                         help="how long the new motion lasts, seconds (rendering takes about as long as the motion lasts)")
@@ -50,14 +64,7 @@ def add_arguments(parser):
 def check(options):
     """Read and check the whole graph file, its clips against their checksums and the walk asked for; put the clips in place
     of the inputs. UsageError when it is no graph, a clip changed, or the walk cannot be made."""
-    graph_path = options.inputs[0]
-    try:
-        graph = graph_json.read_graph_file(pathlib.Path(graph_path))
-    except GraphError as error:
-        raise UsageError(f"{graph_path} is not a motion graph written by 'loopsmith graph' ({error})") from None
-    paths = _checked_clips(graph_path, graph)
-    if "/" in options.name or "\\" in options.name or options.name in ("", ".", ".."):
-        raise UsageError(f"--name must be a plain file name, not '{options.name}'")
+    graph_path, graph, paths = read_graph(options)
     for word in options.via:
         if not word.strip():
             raise UsageError(f"--via {word!r} names no clip: give clip names or words in them (walk run bow)")

@@ -1,0 +1,137 @@
+"""Following paths drawn on the ground with the shared Bandai walks and runs (core only): held-out paths (straight, a gentle
+curve, an S, a square with 90 degree corners, one longer than its library) against the targets: the root within 5 cm of the
+path on average and 15 cm at most, the end within 20 cm facing along it, toe skating within 1.1x the clips' own, every
+junction no more visible than its clips; corners the clips cannot turn named, never refused; bad paths in one line.
+
+Run with -s for each path's numbers.
+"""
+
+import functools
+
+import numpy as np
+import pytest
+
+from core.errors import GraphError
+from core.formats import bvh, bvh_clip
+from core.graph import build_graph, follow
+
+pytestmark = pytest.mark.realdata
+
+LIBRARY = ("bandai/dataset-1_walk_normal_001", "bandai/dataset-2_walk_normal_020", "bandai/dataset-1_run_happy_001",
+           "bandai/dataset-2_walk-turn-left_normal_007", "bandai-actions/dataset-2_walk-turn-right_normal_001")
+SMALL = LIBRARY[:2]  # walks of 6.5 s and 9.7 s: together about 17.5 m of travel
+
+
+@functools.lru_cache(maxsize=None)
+def _clip(path):
+    info = bvh.read_bvh(path)
+    return bvh_clip.clip_from_bvh(info, 0.01, "Y")
+
+
+def _graph(mocap_dir, names):
+    clips = [_clip(mocap_dir.parent / f"{name}.bvh") for name in names]
+    return build_graph(clips, [name.split("/")[1] for name in names]), clips
+
+
+@pytest.fixture(scope="module")
+def library(mocap_dir):
+    return _graph(mocap_dir, LIBRARY)
+
+
+@pytest.fixture(scope="module")
+def small(mocap_dir):
+    return _graph(mocap_dir, SMALL)
+
+
+def _arc(radius, degrees, count=40):
+    t = np.radians(np.linspace(0.0, degrees, count))
+    return np.stack([radius * np.sin(t), radius - radius * np.cos(t)], axis=1)
+
+
+PATHS = {
+    "straight": np.array([[0.0, 0.0], [5.0, 1.0]]),
+    "gentle curve": _arc(5.0, 70.0),
+    "S": np.stack([np.linspace(0.0, 8.0, 60), 1.2 * np.sin(np.linspace(0.0, 2 * np.pi, 60))], axis=1),
+    "square": np.array([[0.0, 0.0], [2.5, 0.0], [2.5, 2.5], [0.0, 2.5], [0.0, 0.2]]),
+}
+
+
+def _check_targets(made, points):
+    numbers = made.numbers
+    print(f"\n{numbers}\n{made.notes}")
+    assert numbers["deviation_mean_m"] <= 0.05 and numbers["deviation_max_m"] <= 0.15
+    assert numbers["end_error_m"] <= 0.20 and numbers["end_facing_error_deg"] <= 15.0
+    # Within 10% of the clips' own over the frames played, and of the walk as the graph renders it (what the correction adds).
+    assert numbers["toe_skating_m_s"] <= 1.1 * numbers["clips_toe_skating_m_s"]
+    assert numbers["toe_skating_m_s"] <= 1.1 * numbers["rendered_toe_skating_m_s"]
+    assert numbers["worst_junction_visibility"] <= 1.0 + 1e-9  # 1: as sharp as the clips' own motion, no sharper
+    clip = made.composition.clip
+    assert np.isfinite(clip.rotation).all() and np.allclose(np.linalg.norm(clip.rotation, axis=-1), 1.0, atol=1e-6)
+    # It starts on the first point, facing along the path.
+    assert np.linalg.norm(made.trace[0] - points[0]) <= 0.15
+    assert numbers["path_length_m"] == pytest.approx(np.linalg.norm(np.diff(points, axis=0), axis=1).sum(), rel=0.05)
+
+
+@pytest.mark.parametrize("name", PATHS)
+def test_a_held_out_path_is_followed_within_the_targets(library, name):
+    graph, clips = library
+    made = follow.follow(graph, clips, PATHS[name])
+    _check_targets(made, PATHS[name])
+    corners = [corner["arc"] for corner in made.corners]
+    if name == "square":  # the clips turn at most about 110 degrees/s: each 90 degree corner is named where it is, and followed
+        assert len(corners) == 3 and all(any(abs(arc - at) < 0.3 for arc in corners) for at in (2.5, 5.0, 7.5))
+        assert all("the clips turn at most" in note for note in made.notes[:3])
+    else:
+        assert not corners
+
+
+def test_a_path_longer_than_the_library_is_followed(small):
+    graph, clips = small
+    points = np.array([[0.0, 0.0], [10.0, 0.0], [19.0, 2.5]])
+    made = follow.follow(graph, clips, points)
+    _check_targets(made, points)
+    travel = sum(np.ptp(clip.location[:, 1, [0, 2]], axis=0).max() for clip in clips)  # Hips, the BVH's ground axes
+    assert made.numbers["path_length_m"] > travel and len(made.composition.transitions) >= 2
+
+
+def test_a_minute_of_walking_is_planned_as_one_chain_of_edges(small):
+    """How long planning takes is measured in bench/bench_follow.py."""
+    graph, clips = small
+    points = np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 30.0]])  # 70 m: about a minute of walking
+    used, walk, path, asked, corners = follow.plan(graph, clips, points)
+    assert sum(edge["frames"] for edge in walk) / graph.settings["fps"] >= 55.0
+    assert all(edge["from"] == before["to"] for before, edge in zip(walk, walk[1:]))
+    assert len(corners) == 1 and abs(corners[0]["arc"] - 40.0) < 0.5
+
+
+@pytest.mark.parametrize("points, speeds, said", [
+    ([], None, "the path is empty"),
+    ([[1.0, 2.0], [1.0, 2.0]], None, "the path has no length"),
+    ([[0.0, 0.0, 0.0], [3.0, 0.0, 0.5]], None, "off the ground plane: point 1 has Z 0.5"),
+    ([[0.0, 0.0], [3.0, 0.0]], [1.0, -1.0], "one positive number per point"),
+])
+def test_a_bad_path_is_one_line(library, points, speeds, said):
+    graph, clips = library
+    with pytest.raises(GraphError, match=said) as caught:
+        follow.follow(graph, clips, points, speeds)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_speed_out_of_reach_and_a_library_that_does_not_travel_are_named(library):
+    graph, clips = library
+    with pytest.raises(GraphError, match=r"a speed of 5 m/s is out of the clips' reach: they travel at 0\.8\d-2\.1\d m/s"):
+        follow.follow(graph, clips, [[0.0, 0.0], [3.0, 0.0]], speed=5.0)
+    still = [clip.with_channels(location=np.broadcast_to(clip.location[:1], clip.location.shape).copy()) for clip in clips]
+    with pytest.raises(GraphError, match="no clip of the motion graph travels"):
+        follow.follow(graph, still, [[0.0, 0.0], [3.0, 0.0]])
+
+
+def test_a_speed_per_point_walks_then_runs(library):
+    graph, clips = library
+    points = np.array([[0.0, 0.0], [5.0, 0.0], [6.0, 0.0], [12.0, 0.0]])
+    made = follow.follow(graph, clips, points, speeds=[1.1, 1.1, 1.8, 1.8])
+    _check_targets(made, points)
+    along = made.trace[:, 0]
+    walked, ran = made.speed[along < 4.0], made.speed[along > 8.0]
+    assert abs(np.median(walked) - 1.1) < 0.2 and abs(np.median(ran) - 1.8) < 0.2
+    assert any("run" in segment.name for segment in made.composition.segments)
