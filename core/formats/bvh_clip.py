@@ -15,7 +15,6 @@ root per joint), so thousands of joints stay fast.
 
 import numpy as np
 
-from ..errors import ClipError
 from ..motion import quat, rotation_modes
 from ..motion.clip import Clip, scene_rate
 from . import bvh
