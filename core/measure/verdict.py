@@ -162,11 +162,14 @@ def of_seam(visibility: float, velocity_jump_ratio: float, floor_offset: float =
 
 def of_composition(junctions: list, seam_visibility: float | None = None, floor_offset: float = 0.0, pelvis_offset: float = 0.0) -> Verdict:
     """The verdict of a composition or synthesis: every junction's measures (``junctions``: their metrics by name, as
-    :func:`of_transition` takes them, numbered from 1 in the reasons), a loop's seam visibility, the body's offsets (metres)."""
+    :func:`of_transition` takes them, numbered from 1 in the reasons), a loop's seam visibility, the body's offsets (metres):
+    the whole's, or a junction's own where it stands further off (a junction VISIBLE for it leaves the whole no better)."""
     measures = [Measure(f"junction {k}: {measure.name}", measure.value, measure.own, measure.unit, measure.negligible)
                 for k, metrics in enumerate(junctions, 1) for measure in of_transition(metrics).measures]
     if seam_visibility is not None:
         measures.append(Measure("loop seam visibility", seam_visibility))
+    floor_offset = max([floor_offset, *(metrics.get("floor_offset", 0.0) for metrics in junctions)])
+    pelvis_offset = max([pelvis_offset, *(metrics.get("pelvis_offset", 0.0) for metrics in junctions)])
     return judge(measures, floor_offset, pelvis_offset)
 
 

@@ -36,3 +36,11 @@ def test_failed_and_the_worst_of_several_and_the_json():
     measures = verdict.of_transition(CLEAN | {"visibility": 1.3}).to_json()["measures"]
     assert measures[0] == {"name": "junction visibility", "value": 1.3, "own": 1.0, "ratio": 1.3, "unit": ""}
     assert {m["name"] for m in measures} == {"junction visibility", "root speed jump", "heading turn rate", "toe skating"}
+
+
+def test_a_composition_is_no_better_than_a_junction_off_the_floor():
+    """A junction whose pelvis leaves the clips' height is VISIBLE in its own line, and so is the composition holding it."""
+    off = CLEAN | {"pelvis_offset": 0.0517}
+    assert verdict.of_transition(off).word == "VISIBLE"
+    assert verdict.of_composition([CLEAN, off]).word == "VISIBLE" and verdict.of_composition([CLEAN, CLEAN]).word == "GOOD"
+    assert verdict.of_composition([CLEAN], floor_offset=0.06).word == "VISIBLE"
