@@ -25,6 +25,7 @@ JUNK = ("out/demo_walker.blend", "out/demo_walker_loop.bvh", "out/loopsmith_repo
         "looped/walk_loop.glb", "looped/walk_loop.blend1", "loopsmith_report.json", "demo_walker.blend",
         "core/__pycache__/quat.cpython-311.pyc", ".venv/bpy-5.0.1/bin/python", ".venv/bpy-5.0.1.log", ".venv/wheels/bpy-5.0.1-cp311-cp311-manylinux_2_28_x86_64.whl",
         ".pytest_cache/README.md", ".hypothesis/examples/x", "build/loopsmith.zip", "loopsmith-0.0.9.zip", "tools.log",
+        "log", "ci log.txt",  # a run started in the background here: `bash tools/test.sh > log 2>&1 &`
         ".artefacts/browser/compose.png", ".artefacts/browser/compose.html")
 
 INSTALL_SCRIPT = r'''
