@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compose.sequence import Composition
-from ..errors import CompositionError, GraphError
+from ..errors import GraphError
 from ..motion import contacts, footlock, kinematics, quat, root as root_motion
 from ..motion.clip import Clip
-from .build import MotionGraph
 from ..transition.make import shows
-from .synth import _out_edges, render, without_edges
+from .build import MotionGraph
+from .synth import out_edges, render_checked, without_edges
 
 HORIZON_SECONDS = 1.0  # how far ahead each edge is judged (played on in its clip past a short edge)
 TRAJECTORY_SECONDS = (1.0 / 3.0, 2.0 / 3.0, 1.0)  # where the trajectory term compares travel and heading with the path's
@@ -281,7 +281,7 @@ class _Planner:
 
     def walk(self, allowed, travelling):
         """The edges (as :mod:`.synth`'s paths) that cover the path: from the best start, the cheapest edge at each node."""
-        graph, out = self.graph, _out_edges(self.graph)
+        graph, out = self.graph, out_edges(self.graph)
         edges = [dict(edge, index=index) for index, edge in enumerate(graph.edges)]
         starts = [e for e in edges if e["kind"] == "clip" and graph.nodes[e["from"]]["clip"] in travelling]
         if not starts:
@@ -458,21 +458,13 @@ def _rendered(graph, clips, points, speeds, speed, words, attempts):
                 raise
             break  # what is left of the graph cannot follow the path: keep the best plan so far
         planning = time.perf_counter() - planned
-        transitions = [e["index"] for e in walk if e["kind"] == "transition"]
-        try:
-            composition = render(used, clips, walk)
-        except CompositionError as error:
-            if error.junction is None:
-                raise
-            graph, dropped = without_edges(used, {transitions[error.junction]}), dropped + 1
-            continue
-        worst = max((made.metrics.visibility for made in composition.transitions), default=0.0)
-        if best is None or worst < best[0]:
-            best = (worst, (composition, path, corners, planning))
-        visible = {index for index, made in zip(transitions, composition.transitions)
-                   if made.metrics.visibility > MAX_VISIBLE + 1e-9 or shows(made.metrics)}
-        if not visible:
-            break
+        composition, visible = render_checked(used, clips, walk, lambda metrics: metrics.visibility > MAX_VISIBLE + 1e-9 or shows(metrics))
+        if composition is not None:
+            worst = max((made.metrics.visibility for made in composition.transitions), default=0.0)
+            if best is None or worst < best[0]:
+                best = (worst, (composition, path, corners, planning))
+            if not visible:
+                break
         graph, dropped = without_edges(used, visible), dropped + len(visible)
     if best is None:
         raise GraphError(f"{attempts} plans each kept a transition that comes too soon after the one before: build the graph again")

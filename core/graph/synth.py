@@ -28,7 +28,7 @@ ATTEMPTS = 16  # walks synthesize draws at most, each without the transitions th
 # the 13 shared Bandai clips, walk run walk in 20 s, takes 14: routes from a run into a walk pass clips whose blends show)
 
 
-def _out_edges(graph):
+def out_edges(graph: MotionGraph) -> list[list[int]]:
     """Each node's outgoing edge indices, in edge order."""
     out = [[] for _ in graph.nodes]
     for index, edge in enumerate(graph.edges):
@@ -90,7 +90,7 @@ def random_walk(graph: MotionGraph, seconds: float, seed: int) -> list[dict]:
     within half a blend of it.
     """
     total = _frames_for(graph, seconds, "duration")
-    out = _out_edges(graph)
+    out = out_edges(graph)
     starts = [node for node in range(len(graph.nodes)) if _clip_edge(graph, out, node) is not None]
     if not starts:
         raise GraphError("the motion graph has no clip edges to walk")
@@ -207,7 +207,7 @@ def path_via(graph: MotionGraph, targets: list[str], seconds: float | None = Non
     fps, slack = graph.settings["fps"], graph.settings["blend_frames"] // 2
     shortest_dwell = int(round(MIN_DWELL_SECONDS * fps))
     goals = [_targets(graph, target) for target in targets]
-    out = _out_edges(graph)
+    out = out_edges(graph)
     quickest = _quickest_visit(graph, out, targets, goals, shortest_dwell)
     if seconds is None:
         return quickest
@@ -336,6 +336,21 @@ def _long_enough(stays, clips):
     return stays
 
 
+def render_checked(graph: MotionGraph, clips: list[Clip], path: list[dict], shows, method: str = "AUTO",
+                   length: float | None = None) -> tuple[Composition | None, set[int]]:
+    """(the path rendered, or None, and the indices of its transitions to take out of the graph): those whose metrics
+    ``shows(metrics)`` finds visible, or the one that comes too soon after the one before to blend without overlapping it
+    (the rendering fails there: None)."""
+    used = [edge["index"] for edge in path if edge["kind"] == "transition"]
+    try:
+        composed = render(graph, clips, path, method, length)
+    except CompositionError as error:
+        if error.junction is None:
+            raise
+        return None, {used[error.junction]}
+    return composed, {index for index, made in zip(used, composed.transitions) if shows(made.metrics)}
+
+
 def without_edges(graph: MotionGraph, dropped: set[int]) -> MotionGraph:
     """The graph without the edges whose indices are in ``dropped``, pruned again to its largest strongly connected part."""
     edges = [edge for index, edge in enumerate(graph.edges) if index not in dropped]
@@ -369,17 +384,8 @@ def synthesize(graph: MotionGraph, clips: list[Clip], seconds: float, seed: int 
     dropped = 0
     for _ in range(attempts):
         path = path_via(graph, list(via), seconds) if via else random_walk(graph, seconds, seed)
-        used = [edge["index"] for edge in path if edge["kind"] == "transition"]
-        try:
-            composed = render(graph, clips, path, method, length)
-        except CompositionError as error:
-            if error.junction is None:
-                raise
-            # Its transition comes too soon after the one before to blend without overlapping it: walk without it.
-            graph, dropped = without_edges(graph, {used[error.junction]}), dropped + 1
-            continue
-        visible = {index for index, made in zip(used, composed.transitions) if criteria_ratios(made.metrics).max() > 1.0}
-        if not visible:
+        composed, visible = render_checked(graph, clips, path, lambda metrics: criteria_ratios(metrics).max() > 1.0, method, length)
+        if composed is not None and not visible:
             note = ((f"{dropped} transitions of the graph showed, or came too soon after the one before, when rendered: walked without "
                      "them"),) if dropped else ()
             return dataclasses.replace(composed, notes=composed.notes + note)
