@@ -214,7 +214,7 @@ def test_a_z_up_clip_is_detected(tmp_path, mocap_dir):
 def test_a_skeleton_lying_along_x_is_refused(mocap_dir):
     info = bvh.read_bvh(mocap_dir / WALK)
     along_x = bvh.parse_bvh(bvh.change_axes(bvh.to_text(info), np.array([[0.0, 1, 0], [-1, 0, 0], [0, 0, 1]])))
-    with pytest.raises(bvh.BvhError, match=r"the skeleton stands along X \(the head above the feet: .*only Y-up and Z-up files are read"):
+    with pytest.raises(bvh.BvhError, match=r"the skeleton stands along X \(the hips above the feet: .*only Y-up and Z-up files are read"):
         bvh.up_axis(along_x)
 
 

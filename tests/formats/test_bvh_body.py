@@ -1,0 +1,66 @@
+"""A BVH skeleton's unit and up axis come from its body (legs, spine, head), not from how the take moves it."""
+
+import re
+
+import numpy as np
+import pytest
+
+from bvh_bodies import BIPED, BIPED_ENDS, CM, CROUCH, DM, DOG, DOG_ENDS, INCH, SIX, body_info
+from core.formats import bvh
+
+
+def test_a_crouching_take_in_inches_is_an_adult_in_inches():
+    # Feet to head, the crouch stands 0.99 m: inches made it 1.0 m, CMU units (1/0.45 in) 2.2 m, and CMU units won.
+    crouched = body_info(BIPED, BIPED_ENDS, INCH, CROUCH, root_positions=np.tile([0, 0.45, 0], (4, 1)))
+    choice = bvh.guess_scale(crouched)
+    assert bvh.up_axis(crouched) == "Y" and choice.unit == "inches", choice.reason
+    stature = float(re.search(r"stands (\d\.\d\d) m tall", choice.reason).group(1))
+    assert 1.6 <= stature <= 1.9 and choice.reason.startswith("the skeleton stands"), choice.reason
+
+
+def test_a_root_that_is_not_the_pelvis_does_not_change_the_unit():
+    # A reference root a metre under the floor, the pelvis its child: the extent from it made no unit fit (2.7 m in cm).
+    joints = [("Reference", None, (0, -1.0, 0))] + [(name, parent or "Reference", (0, 1.95, 0) if parent is None else offset)
+                                                    for name, parent, offset in BIPED]
+    info = body_info(joints, BIPED_ENDS, CM)
+    choice = bvh.guess_scale(info)
+    assert choice.unit == "centimetres" and choice.scale == 0.01, choice.reason
+
+
+def test_a_lean_forward_run_is_y_up():
+    # Bent over, the head far ahead of the feet ((0, 69, 35) cm above them): the head over the feet found no clear axis.
+    lean = {"Spine": (0, 100, 0), "Chest": (0, 30, 0), "LeftUpLeg": (0, -30, 0), "RightUpLeg": (0, 20, 0)}
+    info = body_info(BIPED, BIPED_ENDS, CM, lean)
+    assert bvh.up_axis(info) == "Y" and bvh.guess_scale(info).unit == "centimetres"
+
+
+@pytest.mark.parametrize("per_metre, unit", [(CM, "centimetres"), (INCH, "inches")])
+def test_a_quadruped_gets_its_up_axis_from_its_legs_and_its_unit_from_their_length(per_metre, unit):
+    dog = body_info(DOG, DOG_ENDS, per_metre)
+    assert bvh.up_axis(dog) == "Y"
+    choice = bvh.guess_scale(dog)
+    assert choice.unit == unit and re.search(r"its legs are 0\.5\d m long", choice.reason) and "an animal" in choice.reason, choice.reason
+    lying = bvh.parse_bvh(bvh.change_axes(bvh.to_text(dog), np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])))  # Z up
+    assert bvh.up_axis(lying) == "Z" and bvh.guess_scale(lying).unit == unit
+
+
+def test_a_biped_plausible_in_two_units_takes_the_nearer_to_a_typical_height_and_says_so():
+    info = body_info(BIPED, BIPED_ENDS, DM)  # 1.76 m in decimetres, 0.99 m in CMU units
+    choice = bvh.guess_scale(info)
+    assert choice.unit == "decimetres", choice.reason
+    assert re.search(r"CMU units would make it 0\.\d\d m, further from a typical 1\.7 m", choice.reason), choice.reason
+
+
+def test_a_one_joint_file_reads_in_metres():
+    text = "HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 0 0\n\tCHANNELS 6 " + " ".join(SIX) + "\n}\nMOTION\nFrames: 2\nFrame Time: 0.04\n" \
+           "0 0.9 0 0 0 0\n0.1 0.9 0 0 0 5\n"
+    one = bvh.parse_bvh(text)
+    assert bvh.up_axis(one) == "Y"
+    choice = bvh.guess_scale(one)
+    assert choice.scale == 1.0 and choice.unit == "metres" and "one joint" in choice.reason
+
+
+def test_the_stature_does_not_depend_on_the_pose():
+    standing, crouched = body_info(BIPED, BIPED_ENDS, CM), body_info(BIPED, BIPED_ENDS, CM, CROUCH)
+    assert bvh.standing_height(standing) == bvh.standing_height(crouched)
+    assert 170.0 <= bvh.standing_height(standing) <= 182.0  # the skeleton reaches 178 cm (feet to the head's End Site)
