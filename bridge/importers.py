@@ -327,10 +327,16 @@ def several_clips(paths, options):
 def other_clip(path, options):
     """The clip of a task's file after its first (:func:`load_clip`); an InputError starts with its path, as the task's
     report entry is the first file's."""
+    return other_clip_and_settings(path, options)[0]
+
+
+def other_clip_and_settings(path, options):
+    """:func:`other_clip` and the file's import settings (its unit and up axis, for the report): ``(clip, settings)``."""
     try:
-        return load_clip(path, options)[0]
+        clip, settings, _ = load_clip(path, options)
     except LoopsmithError as error:
         raise InputError(f"{path}: {error}") from None
+    return clip, settings
 
 
 def pair_clips(first, second, options):

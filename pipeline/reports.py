@@ -154,17 +154,18 @@ def summary_table(entries):
 
 
 def scales_used(entries):
-    """Lines on each BVH import scale the run used and why: ``BVH scale 0.01 m per unit (2 files): centimetres``, then the
+    """Lines on each BVH import scale the run's inputs used and why: ``BVH scale 0.01 m per unit (2 files): centimetres``, then the
     reason (``: the skeleton stands 1.71 m tall in centimetres (...)``) on the same line when the files share it, else one
     indented line per reason naming its files."""
     scales = {}
-    for entry in entries:
-        settings = entry.get("import") or {}
+    # Every input of an entry: its file's, and a transition's TO file's.
+    inputs = [(entry.get(key) or {}, entry.get(file)) for entry in entries for key, file in (("import", "file"), ("to_import", "to"))]
+    for settings, file in inputs:
         if "bvh_scale" in settings:
             # A part report of an earlier version, merged, names no unit.
             unit = settings.get("bvh_unit", "unit not recorded")
             reason = settings.get("bvh_scale_reason") or unit
-            scales.setdefault((settings["bvh_scale"], unit), {}).setdefault(reason, []).append(pathlib.Path(entry["file"]).name)
+            scales.setdefault((settings["bvh_scale"], unit), {}).setdefault(reason, []).append(pathlib.Path(file).name)
     lines = []
     for (scale, unit), reasons in scales.items():
         count = sum(map(len, reasons.values()))

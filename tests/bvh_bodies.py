@@ -31,7 +31,7 @@ DOG_ENDS = {"Head": (0, 0, 0.15), "Tail1": (0, -0.05, -0.2), "LeftHindFoot": (0,
 
 def body_info(joints, ends, per_metre, turns=None, root_positions=None, frames=4):
     """A BvhInfo of ``joints`` (metres) in units of ``per_metre`` per metre; ``turns``: joint name -> (Z, X, Y) degrees
-    (every frame), ``root_positions``: ``(frames, 3)`` metres (the root's OFFSET by default)."""
+    (every frame, or ``(frames, 3)``), ``root_positions``: ``(frames, 3)`` metres (the root's OFFSET by default)."""
     names = [name for name, _, _ in joints]
     parents = np.array([names.index(parent) if parent else -1 for _, parent, _ in joints])
     offsets = np.array([offset for _, _, offset in joints], dtype=float) * per_metre
@@ -49,3 +49,25 @@ def body_info(joints, ends, per_metre, turns=None, root_positions=None, frames=4
 #: A deep crouch held through the whole take: thighs forward, knees bent, the back bent over.
 CROUCH = {"LeftUpLeg": (0, -100, 0), "RightUpLeg": (0, -100, 0), "LeftLeg": (0, 120, 0), "RightLeg": (0, 120, 0),
           "Spine": (0, 40, 0), "Chest": (0, 30, 0)}
+
+
+#: BIPED as another rig: hip joints of no length between the pelvis and the thighs, legs 20 degrees apart and 16 cm longer,
+#: toes whose End Sites point down (a CMU-style conversion next to a game rig). Its pelvis stands at 1.11 m.
+OTHER_RIG = [("Hips", None, (0, 1.11, 0)),
+             ("LHipJoint", "Hips", (0, 0, 0)), ("LeftUpLeg", "LHipJoint", (0.1, -0.05, 0)), ("LeftLeg", "LeftUpLeg", (0.182, -0.5, 0)),
+             ("LeftFoot", "LeftLeg", (0.182, -0.5, 0)), ("LeftToe", "LeftFoot", (0, -0.06, 0.12)),
+             ("RHipJoint", "Hips", (0, 0, 0)), ("RightUpLeg", "RHipJoint", (-0.1, -0.05, 0)),
+             ("RightLeg", "RightUpLeg", (-0.182, -0.5, 0)), ("RightFoot", "RightLeg", (-0.182, -0.5, 0)),
+             ("RightToe", "RightFoot", (0, -0.06, 0.12))] + BIPED[9:]
+OTHER_ENDS = dict(BIPED_ENDS, LeftToe=(0, -0.03, 0), RightToe=(0, -0.03, 0))
+
+
+def walk(frames, fps, height):
+    """``(turns, root_positions)`` for :func:`body_info`: a walk along +Z at 1.2 m/s, the pelvis at ``height`` metres,
+    thighs, knees and arms swinging once a second."""
+    phase = 2.0 * np.pi * np.arange(frames) / fps
+    swing, bend = 25.0 * np.sin(phase), 20.0 + 20.0 * np.cos(phase)
+    degrees = {"LeftUpLeg": swing, "RightUpLeg": -swing, "LeftLeg": bend, "RightLeg": 40.0 - bend, "LeftArm": -0.6 * swing,
+               "RightArm": 0.6 * swing}
+    turns = {name: np.stack([np.zeros(frames), value, np.zeros(frames)], axis=1) for name, value in degrees.items()}
+    return turns, np.stack([np.zeros(frames), np.full(frames, height), 1.2 * np.arange(frames) / fps], axis=1)

@@ -1,9 +1,9 @@
-"""convert on skeletons whose unit the old rule got wrong (a crouching biped, a dog, one joint): each reads, converts, and
-the summary says which unit was chosen and why."""
+"""convert on skeletons whose unit the old rule got wrong (a crouching biped, a dog, one joint), and transition between
+two rigs of other sizes and units: each reads, the summary says each input's unit and why, the body stays on the floor."""
 
 import numpy as np
 
-from bvh_bodies import BIPED, BIPED_ENDS, CM, CROUCH, DOG, DOG_ENDS, INCH, SIX, body_info
+from bvh_bodies import BIPED, BIPED_ENDS, CM, CROUCH, DOG, DOG_ENDS, INCH, OTHER_ENDS, OTHER_RIG, SIX, body_info, walk
 from core.formats import bvh
 from helpers import run_loopsmith
 
@@ -24,3 +24,13 @@ def test_convert_says_each_inputs_unit_and_why(tmp_path):
     for name in ("crouch", "dog", "one"):
         written = bvh.read_bvh(tmp_path / "out" / f"{name}.bvh")
         assert written.frame_count == bvh.read_bvh(tmp_path / f"{name}.bvh").frame_count
+
+
+def test_a_transition_between_rigs_says_each_inputs_unit_and_stands_on_the_floor(tmp_path):
+    (tmp_path / "game.bvh").write_text(bvh.to_text(body_info(BIPED, BIPED_ENDS, CM, *walk(90, 30, 0.95), frames=90)))
+    (tmp_path / "cmu.bvh").write_text(bvh.to_text(body_info(OTHER_RIG, OTHER_ENDS, INCH, *walk(90, 30, 1.11), frames=90)))
+    result = run_loopsmith("transition", tmp_path / "game.bvh", tmp_path / "cmu.bvh", "-o", tmp_path / "out", "--at", "40", "30")
+    assert result.returncode == 0, result.stderr
+    assert "BVH scale 0.01 m per unit (1 file): centimetres: the skeleton stands" in result.stdout
+    assert f"BVH scale {0.0254:g} m per unit (1 file): inches: the skeleton stands" in result.stdout
+    assert "off the floor" not in result.stdout, result.stdout

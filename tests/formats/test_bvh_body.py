@@ -5,8 +5,12 @@ import re
 import numpy as np
 import pytest
 
-from bvh_bodies import BIPED, BIPED_ENDS, CM, CROUCH, DM, DOG, DOG_ENDS, INCH, SIX, body_info
-from core.formats import bvh
+from bvh_bodies import BIPED, BIPED_ENDS, CM, CROUCH, DM, DOG, DOG_ENDS, INCH, OTHER_ENDS, OTHER_RIG, SIX, body_info, walk
+from core.formats import bvh, bvh_clip
+from core.measure import grounding
+from core.motion import kinematics
+from core.transition import align, make
+from helpers import bvh_z_up
 
 
 def test_a_crouching_take_in_inches_is_an_adult_in_inches():
@@ -64,3 +68,28 @@ def test_the_stature_does_not_depend_on_the_pose():
     standing, crouched = body_info(BIPED, BIPED_ENDS, CM), body_info(BIPED, BIPED_ENDS, CM, CROUCH)
     assert bvh.standing_height(standing) == bvh.standing_height(crouched)
     assert 170.0 <= bvh.standing_height(standing) <= 182.0  # the skeleton reaches 178 cm (feet to the head's End Site)
+
+
+def test_a_transition_to_another_rig_keeps_the_feet_on_the_floor():
+    # A game rig walks into a CMU-style take of a taller subject (hip joints between, legs 20 degrees apart): the pelvis
+    # at the taker's 1.11 m lifted the shorter legs 16 cm off the floor.
+    game, cmu = (body_info(joints, ends, CM, *walk(90, 30, height), frames=90)
+                 for joints, ends, height in ((BIPED, BIPED_ENDS, 0.95), (OTHER_RIG, OTHER_ENDS, 1.11)))
+    clips = [bvh_clip.clip_from_bvh(info, 0.01, "Y") for info in (game, cmu)]
+    assert abs(grounding.floor_height(clips[0])) < 0.02 and abs(grounding.floor_height(clips[1])) < 0.02
+    made = make.make_transition(*clips, at=(40, 30), method="INERTIALIZE", length=0.3)
+    assert made.metrics.floor_offset < 0.03 and made.metrics.grounded, made.metrics.summary()
+
+
+def test_another_rig_whose_bones_rest_turned_otherwise_keeps_its_legs_under_it():
+    # The CMU-style rig stood up along Z by its root only: every bone rests turned 90 degrees from the game rig's, and
+    # its hip joints sit between pelvis and thighs. Its thighs' frames, read against the wrong parent, pointed the legs up.
+    game = body_info(BIPED, BIPED_ENDS, CM, *walk(30, 30, 0.95), frames=30)
+    cmu = bvh.parse_bvh(bvh.to_text(bvh_z_up(body_info(OTHER_RIG, OTHER_ENDS, CM, *walk(30, 30, 1.11), frames=30))))
+    a, b = bvh_clip.clip_from_bvh(game, 0.01, "Y"), bvh_clip.clip_from_bvh(cmu, 0.01, "Z")
+    moved = kinematics.clip_joint_positions(align.on_skeleton(b, a))
+    own = kinematics.clip_joint_positions(b)
+    for name in ("LeftFoot", "RightFoot", "Head", "LeftHand"):
+        step = own[:, b.bone_index(name)] - own[:, b.bone_index("Hips")]
+        assert np.abs(moved[:, a.bone_index(name)] - moved[:, a.bone_index("Hips")] - step).max() < 0.25, name  # 20-degree splay
+    assert abs(grounding.floor_height(align.on_skeleton(b, a)) - grounding.floor_height(b)) < 0.01
