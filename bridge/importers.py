@@ -80,6 +80,10 @@ def read_bvh_header(path, options) -> tuple[bvh.BvhInfo, ImportSettings]:
         raise InputError(str(error)) from None
     except bvh.BvhError as error:
         raise InputError(f"cannot be read: {error}") from None
+    spaced = next((name for name in info.names if " " in name), None)
+    if spaced is not None and options.bvh_reader == "blender":
+        raise InputError(f"cannot be read by Blender's importer: joint name {spaced!r} has spaces, which it turns into "
+                         f"{spaced.replace(' ', '_')!r} (the outputs would not keep the input's names): use --bvh-reader numpy")
     try:
         up = options.bvh_up or bvh.up_axis(info)
     except bvh.BvhError as error:

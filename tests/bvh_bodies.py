@@ -71,3 +71,16 @@ def walk(frames, fps, height):
                "RightArm": 0.6 * swing}
     turns = {name: np.stack([np.zeros(frames), value, np.zeros(frames)], axis=1) for name, value in degrees.items()}
     return turns, np.stack([np.zeros(frames), np.full(frames, height), 1.2 * np.arange(frames) / fps], axis=1)
+
+
+#: Names as 3ds Max's Biped and Mixamo give them.
+RENAMED = {"Hips": "mixamorig:Hips", "LeftUpLeg": "Bip01 L Thigh", "Spine": "mixamorig:Spine", "Head": "Bip01 Head",
+           "LeftFoot": "Bip01 L Foot"}
+
+
+def renamed_walk(frames=30):
+    """A BvhInfo of BIPED walking (centimetres), its joints named as RENAMED says."""
+    joints = [(RENAMED.get(name, name), RENAMED.get(parent, parent) if parent else None, offset) for name, parent, offset in BIPED]
+    turns, root = walk(frames, 30, 0.95)
+    return body_info(joints, {RENAMED.get(name, name): end for name, end in BIPED_ENDS.items()}, CM,
+                     {RENAMED.get(name, name): value for name, value in turns.items()}, root, frames=frames)

@@ -3,7 +3,7 @@ two rigs of other sizes and units: each reads, the summary says each input's uni
 
 import numpy as np
 
-from bvh_bodies import BIPED, BIPED_ENDS, CM, CROUCH, DOG, DOG_ENDS, INCH, OTHER_ENDS, OTHER_RIG, SIX, body_info, walk
+from bvh_bodies import BIPED, BIPED_ENDS, CM, CROUCH, DOG, DOG_ENDS, INCH, OTHER_ENDS, OTHER_RIG, SIX, body_info, renamed_walk, walk
 from core.formats import bvh
 from helpers import run_loopsmith
 
@@ -34,3 +34,18 @@ def test_a_transition_between_rigs_says_each_inputs_unit_and_stands_on_the_floor
     assert "BVH scale 0.01 m per unit (1 file): centimetres: the skeleton stands" in result.stdout
     assert f"BVH scale {0.0254:g} m per unit (1 file): inches: the skeleton stands" in result.stdout
     assert "off the floor" not in result.stdout, result.stdout
+
+
+def test_names_with_spaces_and_colons_convert_to_every_format_and_back(tmp_path):
+    (tmp_path / "names.bvh").write_text(bvh.to_text(renamed_walk()))
+    result = run_loopsmith("convert", tmp_path / "names.bvh", "-o", tmp_path / "out", "--format", "bvh", "fbx", "glb", "--quiet")
+    assert result.returncode == 0, result.stderr
+    back = run_loopsmith("convert", tmp_path / "out" / "names.fbx", tmp_path / "out" / "names.glb", "-o", tmp_path / "back", "--format",
+                         "bvh", "--quiet")
+    assert back.returncode == 0, back.stderr
+    for written in (tmp_path / "out" / "names.bvh", *sorted((tmp_path / "back").glob("*.bvh"))):
+        names = bvh.read_bvh(written).names
+        assert "Bip01 L Thigh" in names and "mixamorig:Hips" in names, (written.name, names)
+    refused = run_loopsmith("convert", tmp_path / "names.bvh", "-o", tmp_path / "blender", "--format", "bvh", "--bvh-reader", "blender",
+                            "--quiet")
+    assert refused.returncode == 1 and "joint name 'Bip01 L Thigh' has spaces, which it turns into 'Bip01_L_Thigh'" in refused.stderr

@@ -139,7 +139,6 @@ def test_a_latin_1_joint_name(tmp_path, run_text):
 @pytest.mark.realdata
 @pytest.mark.parametrize("old, new, message", [
     ("JOINT Chest", "JOINT Spine", "line 14: joint name 'Spine' is used twice (first on line 10): Blender's importer would rename it 'Spine.001'"),
-    ("JOINT Chest", "JOINT Upper Chest", "line 14: joint name 'Upper Chest' has spaces, which Blender's importer turns into 'Upper_Chest'"),
     ("JOINT Chest", "JOINT " + "C" * 64, "line 14: joint name 'CCCCCCCCCCCCCCCCCCCC...' is 64 bytes long: Blender's bones keep 63"),
     ("Zposition Zrotation Xrotation Yrotation\n      JOINT Chest",
      "Zposition Zrotation Xrotation Yroll\n      JOINT Chest",
