@@ -49,3 +49,11 @@ def test_names_with_spaces_and_colons_convert_to_every_format_and_back(tmp_path)
     refused = run_loopsmith("convert", tmp_path / "names.bvh", "-o", tmp_path / "blender", "--format", "bvh", "--bvh-reader", "blender",
                             "--quiet")
     assert refused.returncode == 1 and "joint name 'Bip01 L Thigh' has spaces, which it turns into 'Bip01_L_Thigh'" in refused.stderr
+
+
+def test_a_pose_held_for_several_frames_converts_to_glb(tmp_path):
+    # The glTF exporter keeps two keys of a channel that never changes: the check wanted one key per frame.
+    (tmp_path / "held.bvh").write_text(bvh.to_text(body_info(BIPED, BIPED_ENDS, CM, CROUCH, frames=5)))
+    result = run_loopsmith("convert", tmp_path / "held.bvh", "-o", tmp_path / "out", "--format", "glb", "bvh", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert bvh.read_bvh(tmp_path / "out" / "held.bvh").frame_count == 5 and (tmp_path / "out" / "held.glb").stat().st_size > 0
