@@ -321,11 +321,12 @@ def several_clips(paths, options):
     write onto and export).
 
     Returns :func:`armature_clip` of the first file plus the list of the
-    others' clips. A problem with a later file is raised as an InputError
+    others' clips and the list of their import settings (their units, for
+    the report). A problem with a later file is raised as an InputError
     that starts with its path: the run's report entry is the first file's.
     """
-    others = [other_clip(path, options) for path in paths[1:]]
-    return (*armature_clip(paths[0], options), others)
+    others = [other_clip_and_settings(path, options) for path in paths[1:]]
+    return (*armature_clip(paths[0], options), [clip for clip, _ in others], [settings for _, settings in others])
 
 
 def other_clip(path, options):
@@ -344,6 +345,11 @@ def other_clip_and_settings(path, options):
 
 
 def pair_clips(first, second, options):
-    """:func:`several_clips` of two files: :func:`armature_clip` of ``first`` plus ``second``'s clip."""
-    *opened, (other,) = several_clips([first, second], options)
-    return (*opened, other)
+    """:func:`several_clips` of two files: :func:`armature_clip` of ``first`` plus ``second``'s clip and import settings."""
+    *opened, (other,), (settings,) = several_clips([first, second], options)
+    return (*opened, other, settings)
+
+
+def other_imports(paths, settings) -> list[dict]:
+    """The report's ``"other_imports"``: each later input's file and import settings (its unit and why), in order."""
+    return [{"file": str(path), **each.to_json()} for path, each in zip(paths, settings)]

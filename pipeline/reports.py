@@ -156,10 +156,12 @@ def summary_table(entries):
 def scales_used(entries):
     """Lines on each BVH import scale the run's inputs used and why: ``BVH scale 0.01 m per unit (2 files): centimetres``, then the
     reason (``: the skeleton stands 1.71 m tall in centimetres (...)``) on the same line when the files share it, else one
-    indented line per reason naming its files."""
+    indented line per reason naming its files. Every input counts: a transition's, an edit's or a composition's later files
+    (``other_imports``) too."""
     scales = {}
-    # Every input of an entry: its file's, and a transition's TO file's.
-    inputs = [(entry.get(key) or {}, entry.get(file)) for entry in entries for key, file in (("import", "file"), ("to_import", "to"))]
+    # Every input of an entry: its file's, then those a transition, an edit or a composition read after it.
+    inputs = [(settings, settings.get("file")) for entry in entries for settings in [{**(entry.get("import") or {}), "file": entry["file"]},
+                                                                                   *entry.get("other_imports", [])]]
     for settings, file in inputs:
         if "bvh_scale" in settings:
             # A part report of an earlier version, merged, names no unit.

@@ -1,6 +1,9 @@
 """convert on skeletons whose unit the old rule got wrong (a crouching biped, a dog, one joint), and transition between
 two rigs of other sizes and units: each reads, the summary says each input's unit and why, the body stays on the floor."""
 
+import json
+import pathlib
+
 import numpy as np
 
 from bvh_bodies import BIPED, BIPED_ENDS, CM, CROUCH, DOG, DOG_ENDS, INCH, OTHER_ENDS, OTHER_RIG, SIX, body_info, renamed_walk, walk
@@ -34,6 +37,10 @@ def test_a_transition_between_rigs_says_each_inputs_unit_and_stands_on_the_floor
     assert "BVH scale 0.01 m per unit (1 file): centimetres: the skeleton stands" in result.stdout
     assert f"BVH scale {0.0254:g} m per unit (1 file): inches: the skeleton stands" in result.stdout
     assert "off the floor" not in result.stdout, result.stdout
+    [entry] = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"]
+    assert [(pathlib.Path(other["file"]).name, other["bvh_unit"]) for other in entry["other_imports"]] == [("cmu.bvh", "inches")]
+    blended = run_loopsmith("blend", tmp_path / "game.bvh", tmp_path / "cmu.bvh", "-o", tmp_path / "blend")  # an edit of two files
+    assert blended.returncode == 0 and f"BVH scale {0.0254:g} m per unit (1 file): inches" in blended.stdout, blended.stdout
 
 
 def test_names_with_spaces_and_colons_convert_to_every_format_and_back(tmp_path):

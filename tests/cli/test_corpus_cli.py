@@ -102,7 +102,7 @@ def test_transitions_between_corpus_files(tmp_path):
     entries = _run("transition", [], [tuple(CORPUS / name for name in pair) for pair in PAIRS], tmp_path)
     for pair, (entry,) in zip(PAIRS, entries.values()):
         assert entry["status"] == "ok", (pair, entry.get("error"))
-        assert entry["transition"]["metrics"]["floor_offset"] < 0.05 and entry["to_import"]["bvh_unit"] == "CMU units", pair
+        assert entry["transition"]["metrics"]["floor_offset"] < 0.05 and entry["other_imports"][0]["bvh_unit"] == "CMU units", pair
     # PyMO's rig into Xia's (hip joints between pelvis and thighs, CMU units): the feet were 1.41 m off the floor, VISIBLE.
     assert entries["pymo_AV_8Walk_to_dme_xia_neutral_01_000"][0]["verdict"]["word"] == "GOOD"
 
