@@ -93,3 +93,14 @@ def test_another_rig_whose_bones_rest_turned_otherwise_keeps_its_legs_under_it()
         step = own[:, b.bone_index(name)] - own[:, b.bone_index("Hips")]
         assert np.abs(moved[:, a.bone_index(name)] - moved[:, a.bone_index("Hips")] - step).max() < 0.25, name  # 20-degree splay
     assert abs(grounding.floor_height(align.on_skeleton(b, a)) - grounding.floor_height(b)) < 0.01
+
+
+def test_an_animal_that_names_no_foot_stands_on_its_legs():
+    # Legs named by segment only (Leg_Rear_L_01...): the skeleton's largest extent, its length along Z, made it Z up.
+    names = {"LeftThigh": "Leg_Rear_L_01", "LeftShin": "Leg_Rear_L_02", "LeftHindFoot": "Leg_Rear_L_03",
+             "RightThigh": "Leg_Rear_R_01", "RightShin": "Leg_Rear_R_02", "RightHindFoot": "Leg_Rear_R_03",
+             "LeftUpperArm": "Leg_Front_L_01", "LeftForearm": "Leg_Front_L_02", "LeftPaw": "Leg_Front_L_03",
+             "RightUpperArm": "Leg_Front_R_01", "RightForearm": "Leg_Front_R_02", "RightPaw": "Leg_Front_R_03"}
+    joints = [(names.get(name, name), names.get(parent, parent) if parent else None, offset) for name, parent, offset in DOG]
+    dog = body_info(joints, {names.get(name, name): end for name, end in DOG_ENDS.items()}, CM)
+    assert bvh.up_axis(dog) == "Y" and bvh.guess_scale(dog).unit == "centimetres"

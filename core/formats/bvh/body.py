@@ -5,7 +5,7 @@ its position channels where they replace it), which no rotation changes: a
 crouching first frame, a jump, a lean or a rest pose that is no standing
 pose leave them as they are, and a root that is not the pelvis (a reference
 joint on the floor) is no part of them. Joints are found by name: feet
-(foot, toe, ankle, paw, hoof) and a head.
+(foot, toe, ankle, paw, hoof; else a leg's last joint) and a head.
 """
 
 import dataclasses
@@ -15,7 +15,7 @@ import numpy as np
 
 from .layout import BvhInfo, forward_kinematics, layouts
 
-_FOOT_WORDS, _HEAD_WORDS = ("foot", "toe", "ankle", "paw", "hoof"), ("head",)
+_FOOT_WORDS, _HEAD_WORDS, _LEG_WORDS = ("foot", "toe", "ankle", "paw", "hoof"), ("head",), ("leg",)
 #: Thigh and shank together, as a fraction of the stature (anthropometric tables: 0.245 + 0.246).
 LEG_TO_STATURE = 0.49
 #: Legs and the spine up to the head joint, as a fraction of the stature (rigs measured: 0.75 to 0.9).
@@ -59,12 +59,20 @@ def _outermost(info, words):
     return [joint for joint in sorted(named) if not named.intersection(_ancestors(info.parents, joint))]
 
 
+def _innermost(info, words):
+    """Joints named with one of ``words`` that have no descendant so named (the last segment of a leg)."""
+    named = set(_named(info, words))
+    return [joint for joint in sorted(named) if not any(info.parents[other] >= 0 and joint in _ancestors(info.parents, other)
+                                                        for other in named)]
+
+
 def legs(info: BvhInfo) -> list[tuple[int, int]]:
     """``(top, foot)`` per leg: each outermost joint named like a foot (not the root), and the first joint of its chain
-    below the joint where the body branches (the foot's parent at least). Empty without feet."""
+    below the joint where the body branches (the foot's parent at least). A rig that names no foot (an animal's
+    ``Leg_Rear_L_03``) has the last joints named like a leg for feet. Empty without either."""
     children = np.bincount(info.parents[info.parents >= 0], minlength=len(info.names))
     found = []
-    for foot in _outermost(info, _FOOT_WORDS):
+    for foot in _outermost(info, _FOOT_WORDS) or _innermost(info, _LEG_WORDS):
         if info.parents[foot] < 0:
             continue
         top = info.parents[foot]
