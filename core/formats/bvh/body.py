@@ -69,10 +69,13 @@ def _innermost(info, words):
 def legs(info: BvhInfo) -> list[tuple[int, int]]:
     """``(top, foot)`` per leg: each outermost joint named like a foot (not the root), and the first joint of its chain
     below the joint where the body branches (the foot's parent at least). A rig that names no foot (an animal's
-    ``Leg_Rear_L_03``) has the last joints named like a leg for feet. Empty without either."""
+    ``Leg_Rear_L_03``) has the last joints named like a leg for feet, two or more. Empty without either."""
     children = np.bincount(info.parents[info.parents >= 0], minlength=len(info.names))
     found = []
-    for foot in _outermost(info, _FOOT_WORDS) or _innermost(info, _LEG_WORDS):
+    feet = _outermost(info, _FOOT_WORDS)
+    if not feet and len(_innermost(info, _LEG_WORDS)) >= 2:
+        feet = _innermost(info, _LEG_WORDS)
+    for foot in feet:
         if info.parents[foot] < 0:
             continue
         top = info.parents[foot]
