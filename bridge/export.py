@@ -270,8 +270,8 @@ def verify(path, suffix, frames=None, fps=None):
     """Check a written file is complete and holds one loop; ExportError naming what is wrong.
 
     frames: how many frames the loop has; when given, a BVH's motion rows and
-    the GLB animation's longest sampler must hold exactly that many (.blend
-    frames are not counted). fps: the frame rate it was written at; when
+    the GLB animation's longest sampler must hold exactly that many (a held
+    pose's samplers two, its start and end; .blend frames are not counted). fps: the frame rate it was written at; when
     given, a BVH's Frame Time, the GLB animation's last key time and a binary
     FBX take's stop time must agree with it. A GLB must hold one animation
     starting at 0 s, a binary FBX one take starting at 0 s; a .blend must be
@@ -337,7 +337,9 @@ def _glb_output_problem(data, frames, fps):
         end = max(accessor["max"][0] for accessor in inputs)
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
         return f"its glTF JSON has no complete animation ({type(error).__name__}: {error})"
-    if frames is not None and longest != frames:
+    # The exporter keeps two keys (start and end) of a channel that never changes: a held pose has no more.
+    held = frames is not None and longest == 2 < frames
+    if frames is not None and longest != frames and not held:
         return f"its animation has {longest} frames, not the loop's {frames}"
     if abs(start) > 1e-6:
         return f"its animation starts at {start:g} s, not at 0"

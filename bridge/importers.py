@@ -80,6 +80,10 @@ def read_bvh_header(path, options) -> tuple[bvh.BvhInfo, ImportSettings]:
         raise InputError(str(error)) from None
     except bvh.BvhError as error:
         raise InputError(f"cannot be read: {error}") from None
+    spaced = next((name for name in info.names if " " in name), None)
+    if spaced is not None and options.bvh_reader == "blender":
+        raise InputError(f"cannot be read by Blender's importer: joint name {spaced!r} has spaces, which it turns into "
+                         f"{spaced.replace(' ', '_')!r} (the outputs would not keep the input's names): use --bvh-reader numpy")
     try:
         up = options.bvh_up or bvh.up_axis(info)
     except bvh.BvhError as error:
@@ -317,23 +321,35 @@ def several_clips(paths, options):
     write onto and export).
 
     Returns :func:`armature_clip` of the first file plus the list of the
-    others' clips. A problem with a later file is raised as an InputError
+    others' clips and the list of their import settings (their units, for
+    the report). A problem with a later file is raised as an InputError
     that starts with its path: the run's report entry is the first file's.
     """
-    others = [other_clip(path, options) for path in paths[1:]]
-    return (*armature_clip(paths[0], options), others)
+    others = [other_clip_and_settings(path, options) for path in paths[1:]]
+    return (*armature_clip(paths[0], options), [clip for clip, _ in others], [settings for _, settings in others])
 
 
 def other_clip(path, options):
     """The clip of a task's file after its first (:func:`load_clip`); an InputError starts with its path, as the task's
     report entry is the first file's."""
+    return other_clip_and_settings(path, options)[0]
+
+
+def other_clip_and_settings(path, options):
+    """:func:`other_clip` and the file's import settings (its unit and up axis, for the report): ``(clip, settings)``."""
     try:
-        return load_clip(path, options)[0]
+        clip, settings, _ = load_clip(path, options)
     except LoopsmithError as error:
         raise InputError(f"{path}: {error}") from None
+    return clip, settings
 
 
 def pair_clips(first, second, options):
-    """:func:`several_clips` of two files: :func:`armature_clip` of ``first`` plus ``second``'s clip."""
-    *opened, (other,) = several_clips([first, second], options)
-    return (*opened, other)
+    """:func:`several_clips` of two files: :func:`armature_clip` of ``first`` plus ``second``'s clip and import settings."""
+    *opened, (other,), (settings,) = several_clips([first, second], options)
+    return (*opened, other, settings)
+
+
+def other_imports(paths, settings) -> list[dict]:
+    """The report's ``"other_imports"``: each later input's file and import settings (its unit and why), in order."""
+    return [{"file": str(path), **each.to_json()} for path, each in zip(paths, settings)]

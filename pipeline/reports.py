@@ -154,14 +154,29 @@ def summary_table(entries):
 
 
 def scales_used(entries):
-    """One line per BVH import scale the run used and how it was chosen, e.g. ``BVH scale 0.01 m per unit (3 files): centimetres``."""
+    """Lines on each BVH import scale the run's inputs used and why: ``BVH scale 0.01 m per unit (2 files): centimetres``, then the
+    reason (``: the skeleton stands 1.71 m tall in centimetres (...)``) on the same line when the files share it, else one
+    indented line per reason naming its files. Every input counts: a transition's, an edit's or a composition's later files
+    (``other_imports``) too."""
     scales = {}
-    for entry in entries:
-        settings = entry.get("import") or {}
+    # Every input of an entry: its file's, then those a transition, an edit or a composition read after it.
+    inputs = [(settings, settings.get("file")) for entry in entries for settings in [{**(entry.get("import") or {}), "file": entry["file"]},
+                                                                                   *entry.get("other_imports", [])]]
+    for settings, file in inputs:
         if "bvh_scale" in settings:
             # A part report of an earlier version, merged, names no unit.
-            scales.setdefault((settings["bvh_scale"], settings.get("bvh_unit", "unit not recorded")), set()).add(entry["file"])
-    return [f"BVH scale {scale:g} m per unit ({len(files)} file{'s' if len(files) > 1 else ''}): {unit}" for (scale, unit), files in scales.items()]
+            unit = settings.get("bvh_unit", "unit not recorded")
+            reason = settings.get("bvh_scale_reason") or unit
+            scales.setdefault((settings["bvh_scale"], unit), {}).setdefault(reason, []).append(pathlib.Path(file).name)
+    lines = []
+    for (scale, unit), reasons in scales.items():
+        count = sum(map(len, reasons.values()))
+        line = f"BVH scale {scale:g} m per unit ({count} file{'s' if count > 1 else ''}): {unit}"
+        stated = {reason: files for reason, files in reasons.items() if reason != unit}
+        if len(reasons) == 1 and stated:
+            line += f": {next(iter(stated))}"
+        lines += [line] + ([f"  {', '.join(files)}: {reason}" for reason, files in stated.items()] if len(reasons) > 1 else [])
+    return lines
 
 
 def closing_line(entries, seconds, done="looped", interrupted=False):

@@ -138,10 +138,11 @@ def floor_height(clip: Clip) -> float:
     return float(np.median(second_minima(lowest, clip.fps)))
 
 
-def grounded(clip: Clip) -> Clip:
-    """``clip`` moved along Z so its feet stand on the floor (:func:`floor_height` 0): each root bone's location shifted,
-    in its rest frame (a root's head in armature space is its rest head plus its rest turn applied to its location)."""
-    height = floor_height(clip)
+def grounded(clip: Clip, floor: float = 0.0) -> Clip:
+    """``clip`` moved along Z so its feet stand on the floor at height ``floor`` (its :func:`floor_height`): each root bone's
+    location shifted, in its rest frame (a root's head in armature space is its rest head plus its rest turn applied to
+    its location)."""
+    height = floor_height(clip) - floor
     roots = np.flatnonzero(clip.parents < 0)
     location = clip.location.copy()
     location[:, roots] -= np.einsum("rji,j->ri", clip.rest[roots, :3, :3], np.array([0.0, 0.0, height]))

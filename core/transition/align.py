@@ -9,11 +9,15 @@ imported mocap), angles radians, frames 0-based indices into each clip.
 import numpy as np
 
 from ..errors import TransitionError
+from ..measure import grounding
 from ..motion import kinematics, quat, root as root_motion
 from ..motion.clip import Clip
 
 #: What messages call the two clips of a transition, (A, B), unless the caller names them (a file, a piece).
 CLIP_LABELS = ("clip A", "clip B")
+#: Degrees within which a bone of two rests is turned the same way: one rig's legs splay 20 degrees more than another's,
+#: where another importer's bone axes differ by 90.
+SAME_REST_DEGREES = 25.0
 
 
 def _rate_mismatch(clip_a, clip_b, labels):
@@ -62,7 +66,9 @@ def on_skeleton(clip_b: Clip, clip_a: Clip, labels: tuple[str, str] = CLIP_LABEL
     location[:, kept], rotation[:, kept], scale[:, kept] = (np.repeat(channel[:1, kept], frames, axis=0)
                                                              for channel in (clip_a.location, clip_a.rotation, clip_a.scale))
     moved = clip_a.with_channels(frames=clip_b.frames, location=location, rotation=quat.unroll(rotation), scale=scale)
-    return _heads_where_b_has_them(moved, pose_b[..., :3, 3], ~kept & clip_a.animated_location.any(axis=1))
+    moved = _heads_where_b_has_them(moved, pose_b[..., :3, 3], ~kept & clip_a.animated_location.any(axis=1))
+    # On legs of another length (another rig or subject), the pelvis where B has it would lift the feet off B's floor or sink them.
+    return grounding.grounded(moved, grounding.floor_height(clip_b))
 
 
 def _turns_from_rest(clip_a, clip_b, order, pose_b):
@@ -78,7 +84,7 @@ def _turns_from_rest(clip_a, clip_b, order, pose_b):
     """
     source = np.maximum(order, 0)
     if not _same_rest_pose(clip_a, clip_b, order):
-        return _frames_as_posed(clip_a, clip_b, order)
+        return _frames_as_posed(clip_a, clip_b, order, pose_b)
     rest_a = quat.from_matrix(clip_a.rest[:, :3, :3])
     rest_b = quat.from_matrix(clip_b.rest[source, :3, :3])
     change = quat.multiply(quat.inverse(rest_a), rest_b)  # B's rest frame seen from A's
@@ -97,24 +103,39 @@ def _turns_from_rest(clip_a, clip_b, order, pose_b):
 
 
 def _same_rest_pose(clip_a, clip_b, order):
-    """True when most bones below the roots rest turned the same way in both skeletons (the rests differ at a root's offset
-    or an end bone, not in the pose they stand in or the axes every bone was given)."""
+    """True when most bones below the roots rest turned the same way (within SAME_REST_DEGREES) in both skeletons (the
+    rests differ at a root's offset, an end bone or a rig's proportions, not in the pose they stand in or the axes every
+    bone was given)."""
     inner = (order >= 0) & (clip_a.parents >= 0)
     if not inner.any():
         return True
     turn = quat.multiply(quat.inverse(quat.from_matrix(clip_a.rest[inner, :3, :3])), quat.from_matrix(clip_b.rest[order[inner], :3, :3]))
-    return np.mean(np.abs(turn[:, 0]) > np.cos(np.radians(5.0))) >= 0.5
+    return np.mean(np.abs(turn[:, 0]) > np.cos(np.radians(SAME_REST_DEGREES / 2.0))) >= 0.5
 
 
-def _frames_as_posed(clip_a, clip_b, order):
+def _frames_as_posed(clip_a, clip_b, order, pose_b):
     """Local rotations and locations on A's bones giving each bone B's posed frame relative to its parent's, for rests that
-    stand in different poses (each bone's axis along the body in both): ``rest_rel_a^-1 rest_rel_b`` turns B's channels."""
+    stand in different poses (each bone's axis along the body in both): ``rest_rel_a^-1 rest_rel_b`` turns B's channels.
+
+    Where B puts a bone between (a hip joint between the pelvis and the
+    thigh) or roots it elsewhere, the frame is taken relative to B's bone
+    named as A's parent, from B's posed frames ``pose_b (F, A's bones, 4, 4)``.
+    """
     source = np.maximum(order, 0)
     rest_a = kinematics.rest_relative(clip_a.parents, clip_a.rest)[:, :3, :3]
     rest_b = kinematics.rest_relative(clip_b.parents, clip_b.rest)[source][:, :3, :3]
     change = np.swapaxes(rest_a, -1, -2) @ rest_b
     location = np.einsum("bij,fbj->fbi", change, clip_b.location[:, source])
-    return quat.multiply(quat.from_matrix(change)[None], clip_b.rotation[:, source]), location
+    rotation = quat.multiply(quat.from_matrix(change)[None], clip_b.rotation[:, source])
+    parents = clip_a.parents
+    parent_in_b = np.where(parents >= 0, order[np.maximum(parents, 0)], -1)
+    other = (order >= 0) & (clip_b.parents[source] != parent_in_b) & ((parents < 0) | (parent_in_b >= 0))
+    if other.any():
+        frames = pose_b[..., :3, :3]
+        parent_frames = np.where((parents >= 0)[None, :, None, None], frames[:, np.maximum(parents, 0)], np.eye(3))
+        relative = np.swapaxes(parent_frames[:, other], -1, -2) @ frames[:, other]  # (F, k, 3, 3): B's posed frame from A's parent
+        rotation[:, other] = quat.from_matrix(np.swapaxes(rest_a[other], -1, -2) @ relative)
+    return rotation, location
 
 
 def _heads_where_b_has_them(clip, heads, floating):

@@ -20,7 +20,7 @@ REPEATING = ("b2dm_0005_Walking001.bvh", "dme_example.bvh", "dme_xia_neutral_01_
              "fairmotion_sinusoidal.bvh", "fairmotion_sinusoidal_2.bvh", "mh_walk1.bvh", "mh_zombieWalk1.bvh",
              "pybvh_cmu_12_01_walk.bvh", "pymo_AV_8Walk.bvh")
 #: Pairs for transition: one exporter's rig, and two rigs that differ.
-PAIRS = (("dme_xia_neutral_01_000.bvh", "dme_xia_old_13_000.bvh"),)
+PAIRS = (("dme_xia_neutral_01_000.bvh", "dme_xia_old_13_000.bvh"), ("pymo_AV_8Walk.bvh", "dme_xia_neutral_01_000.bvh"))
 
 
 def _run(name, argv, tasks, out):
@@ -102,6 +102,9 @@ def test_transitions_between_corpus_files(tmp_path):
     entries = _run("transition", [], [tuple(CORPUS / name for name in pair) for pair in PAIRS], tmp_path)
     for pair, (entry,) in zip(PAIRS, entries.values()):
         assert entry["status"] == "ok", (pair, entry.get("error"))
+        assert entry["transition"]["metrics"]["floor_offset"] < 0.05 and entry["other_imports"][0]["bvh_unit"] == "CMU units", pair
+    # PyMO's rig into Xia's (hip joints between pelvis and thighs, CMU units): the feet were 1.41 m off the floor, VISIBLE.
+    assert entries["pymo_AV_8Walk_to_dme_xia_neutral_01_000"][0]["verdict"]["word"] == "GOOD"
 
 
 def test_ground_puts_a_take_under_the_floor_on_it(tmp_path):

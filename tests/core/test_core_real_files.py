@@ -46,7 +46,7 @@ def test_an_upside_down_skeleton_is_named_with_spans_never_negative(tmp_path):
     with pytest.raises(bvh.BvhError) as raised:
         bvh.up_axis(bvh.read_bvh(upside_down))
     message = str(raised.value)
-    assert message.startswith("the skeleton stands along -Y (the head above the feet: ") and not re.search(r"[(,] -\d", message), message
+    assert message.startswith("the skeleton stands along -Y (the hips above the feet: ") and not re.search(r"[(,] -\d", message), message
 
 
 @needs_corpus

@@ -115,9 +115,7 @@ class Skeleton:
             raise BvhError("ROOT inside another joint" if self.open else "JOINT outside any ROOT", line)
         if len(tokens) < 2:
             raise BvhError(f"{keyword} without a name", line)
-        name = " ".join(tokens[1:])
-        if len(tokens) > 2:
-            raise BvhError(f"joint name {name!r} has spaces, which Blender's importer turns into '{'_'.join(tokens[1:])}'", line)
+        name = " ".join(tokens[1:])  # a name may hold spaces (3ds Max's "Bip01 L Thigh"); Blender's bones keep them
         if name in self.lines:
             raise BvhError(f"joint name '{name}' is used twice (first on line {self.lines[name]}): Blender's importer would rename it '{name}.001'", line)
         if len(name.encode("utf-8")) > MAX_NAME_BYTES:

@@ -146,7 +146,7 @@ def process(task, options, name, inputs):
     started = time.perf_counter()
     try:
         song = read_song(options)  # no steady beat: fails here, before anything is read or written
-        obj, clip, settings, header, others = importers.several_clips(paths, options)
+        obj, clip, settings, header, others, other_settings = importers.several_clips(paths, options)
         imported = time.perf_counter() - started
         targets = engine_output.targets(options, name, paths[0], [*inputs, *([str(song.path.resolve())] if song else [])])
         pieces, junctions = pieces_and_junctions(paths, clip, others, options)
@@ -156,6 +156,7 @@ def process(task, options, name, inputs):
         clip_io.write_clip(obj, composed.clip if music is None else music.clip, name, source_action=clip_io.require_action(obj),
                            frame_range=True, cyclic=options.loop, cycles_travel=composed.travel_bone)
         entry = report.composition_entry(paths, obj.name, targets, composed, music=music)
+        entry["other_imports"] = importers.other_imports(paths[1:], other_settings)
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()

@@ -51,13 +51,15 @@ def process(task, options, name, inputs):
             obj, settings, header = importers.first_armature(first, options)
             clip, playback = clip_io.read_edit_source(obj)  # a WRAP loop with its closing key
         else:
-            obj, clip, settings, header, other = importers.pair_clips(first, second, options)
+            obj, clip, settings, header, other, other_settings = importers.pair_clips(first, second, options)
         imported = time.perf_counter() - started
         targets = engine_output.targets(options, name, first, inputs)
         edited = _edited(options, clip, other, (first.name, second.name if second else ""))
         clip_io.write_edit(obj, edited, clip_io.require_action(obj), clip.frames[0], playback)
         clip_io.set_scene_fps(bpy.context.scene, edited.clip.fps)  # the exporters time frames by the scene's rate
         entry = report.edit_entry(first, second, obj.name, targets, edited, 0.0, clip)
+        if second is not None:
+            entry["other_imports"] = importers.other_imports([second], [other_settings])
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
@@ -71,12 +73,14 @@ def _edit_without_scene(first, second, options, name, inputs, started):
     """:func:`process` for a BVH read by the numpy reader and written as BVH only (:func:`.engine_output.scene_free`): the
     edit in numpy, no armature built (a long take costs no Blender keys). Raises LoopsmithError."""
     clip, settings, header = importers.load_clip(first, options)
-    other = importers.other_clip(second, options) if second is not None else None
+    other, other_settings = importers.other_clip_and_settings(second, options) if second is not None else (None, None)
     imported = time.perf_counter() - started
     targets = engine_output.targets(options, name, first, inputs)
     edited = _edited(options, clip, other, (first.name, second.name if second else ""))
     armature = importers.bvh_armature_name(first)
     entry = report.edit_entry(first, second, armature, targets, edited, 0.0, clip)
+    if second is not None:
+        entry["other_imports"] = importers.other_imports([second], [other_settings])
     engine_output.write_scene_free(edited.clip, targets, settings, header, entry, f"{armature}_{edited.edit}")
     entry["import_seconds"], entry["seconds"] = round(imported, 3), round(time.perf_counter() - started, 3)
     return [entry]

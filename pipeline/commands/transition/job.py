@@ -24,7 +24,7 @@ def process(task, options, name, inputs):
     source, target = task
     started = time.perf_counter()
     try:
-        obj, clip_a, settings, header, clip_b = importers.pair_clips(source, target, options)
+        obj, clip_a, settings, header, clip_b, settings_b = importers.pair_clips(source, target, options)
         imported = time.perf_counter() - started
         targets = engine_output.targets(options, name, source, inputs)
         # The core calls the clips A and B; here they are the files the user named.
@@ -33,6 +33,7 @@ def process(task, options, name, inputs):
                                     options.joints, labels=labels)
         clip_io.write_clip(obj, made.clip, name, source_action=clip_io.require_action(obj), frame_range=True)
         entry = report.transition_entry(source, target, obj.name, targets, made, 0.0)
+        entry["other_imports"] = importers.other_imports([target], [settings_b])
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()
