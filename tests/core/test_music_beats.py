@@ -59,6 +59,23 @@ def test_any_sample_rate_and_any_blocks_give_the_same_beats():
     assert f_measure(doubled.times, truth) >= 0.95 and doubled.frame_rate == pytest.approx(whole.frame_rate, rel=0.01)
 
 
+def _band_limited(samples, cutoff, factor):
+    """``samples`` at :data:`RATE` with nothing above ``cutoff`` Hz, at ``factor`` times the rate (a resampled, low-passed
+    or old recording: the bands above its top hold no sound)."""
+    spectrum = np.fft.rfft(samples)
+    spectrum[np.fft.rfftfreq(len(samples), 1.0 / RATE) > cutoff] = 0.0
+    wider = np.zeros(len(samples) * factor // 2 + 1, complex)
+    wider[: len(spectrum)] = spectrum
+    return np.fft.irfft(wider, len(samples) * factor) * factor
+
+
+@pytest.mark.parametrize("make", [lambda: song(128.0, 12.0), lambda: clicks(120.0, 12.0)], ids=["song", "clicks"])
+def test_music_with_nothing_above_2_khz_is_tracked(make):
+    samples, truth = make()
+    found = track_beats(_band_limited(samples, 2000.0, 2), 2 * RATE)  # was refused: "silence", the median of silent bands
+    assert f_measure(found.times, truth) >= 0.95 and found.tempo_bpm == pytest.approx(60.0 / np.median(np.diff(truth)), rel=0.02)
+
+
 def _nearest_offsets(found, truth):
     offsets = found[:, None] - truth[None, :]
     return offsets[np.arange(len(found)), np.abs(offsets).argmin(axis=1)]
