@@ -113,6 +113,16 @@ def test_the_pulse_heard_at_double_or_half_speed_is_named():
     assert track_beats(accented * quiet, RATE).other_bpm == pytest.approx(60.0, rel=0.02)
 
 
+def test_a_waltz_is_heard_a_bar_of_three_at_a_time():
+    samples, truth = clicks(150.0, 12.0)
+    quiet = np.ones(len(samples))
+    for beat in np.delete(truth, np.s_[0::3]):  # beats 2 and 3 of every bar at a fifth of the loudness: 3/4
+        quiet[int(beat * RATE): int((beat + 0.02) * RATE)] = 0.2
+    found = track_beats(samples * quiet, RATE)
+    assert f_measure(found.times, truth) == 1.0 and found.tempo_bpm == pytest.approx(150.0, rel=0.02)
+    assert found.other_bpm == pytest.approx(50.0, rel=0.02)  # was 75: half a waltz's tempo, which no one hears
+
+
 def test_the_dynamic_program_follows_the_period_where_the_envelope_is_silent():
     score = np.zeros(400)
     score[10:400:20] = 1.0
