@@ -100,11 +100,20 @@ class _Flux:
         self.scale = float(1.0 / (self.taper.sum() / 2.0) ** 2)
         self.pending = np.zeros(self.window - self.hop, np.float32)  # leading silence: the first window ends at one hop
         self.previous = np.full(bands, FLOOR_DB, np.float32)
+        # The first windows hold audio in their last hops only: their power over the share of the taper's energy there is
+        # the level of the sound itself, so a sound already going when the audio starts does not rise as it fills them.
+        held = np.arange(1, int(np.ceil(self.window / self.hop)))
+        energy = np.cumsum((self.taper ** 2)[::-1])[np.minimum(held * self.hop, self.window) - 1]
+        self.filling = (float(np.sum(self.taper ** 2)) / energy).astype(np.float32)
+        self.framed = 0  # windows framed so far
 
     def levels(self, frames: np.ndarray) -> np.ndarray:
-        """Band levels (dB), shape (windows, bands), of frames (windows, window)."""
+        """Band levels (dB), shape (windows, bands), of frames (windows, window), the next ones of the audio."""
         spectrum = np.fft.rfft(frames * self.taper, axis=1)
         power = (spectrum.real ** 2 + spectrum.imag ** 2).astype(np.float32) * np.float32(self.scale)
+        filling = self.filling[self.framed: self.framed + len(frames)]
+        power[: len(filling)] *= filling[:, None]
+        self.framed += len(frames)
         return 10.0 * np.log10(np.maximum(power @ self.filters, np.float32(10.0 ** (FLOOR_DB / 10.0))))
 
     def push(self, samples: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
