@@ -9,8 +9,8 @@ visibility and the toe skating against the same composition without music (<= 1.
 
 Real music: every recording of the corpus folder (``LOOPSMITH_MUSIC_CORPUS``, else ``music/corpus`` of the shared folder;
 its MANIFEST.md says what each is): its tempo, the F-measure of its beats against its human annotations (``NAME.beats.txt``
-beside it, a time per line) or else against librosa's beats (target >= 0.8), the time taken, librosa's own F against the
-annotations; and the three compositions synced to it: keyposes within a frame and within 70 ms of a beat, the sharpest
+beside it, a time per line; target: at least librosa's own F against them) or else against librosa's beats (target >= 0.8),
+the time taken, librosa's F against the annotations and its time; and the three compositions synced to it: keyposes within a frame and within 70 ms of a beat, the sharpest
 junction against its clips as composed, the verdict.
 
 Run: ``python bench/bench_music.py`` with the core venv (numpy; librosa and soundfile, test-only, for the comparisons:
