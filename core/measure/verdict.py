@@ -195,13 +195,17 @@ def weak_beat(confidence: float | None) -> tuple[str, ...]:
             f"beats found are the ones heard)",)
 
 
+TEMPO_GOAL = "meet the song's tempo"  # what a clip out of reach needed its speed for, unless it says
+
+
 def _out_of_reach(parts, drift) -> tuple[str, ...]:
-    """The concern of the clips played at the nearest stretch allowed (``parts``: ``{"clip", "needed", "speed", "fit"}``),
-    with how far the keyposes land off the beats (``drift``: median and most, ms) and the ``--max-stretch`` that holds all."""
+    """The concern of the clips played at the nearest stretch allowed (``parts``: ``{"clip", "needed", "speed", "fit"}`` and
+    what the speed was needed for, ``goal``, the song's tempo unless given), with how far the keyposes land off the beats
+    (``drift``: median and most, ms) and the ``--max-stretch`` that holds all."""
     if not parts:
         return ()
     low, high = min(part["fit"][0] for part in parts), max(part["fit"][1] for part in parts)
-    clips = "; ".join(f"{part['clip']} would need {part['needed']:.2f}x to meet the song's tempo, plays at {part['speed']:.2f}x"
+    clips = "; ".join(f"{part['clip']} would need {part['needed']:.2f}x to {part.get('goal', TEMPO_GOAL)}, plays at {part['speed']:.2f}x"
                       for part in parts)
     return (f"{clips} (the nearest the stretch allows): its keyposes land off the beats by {drift[0]:.0f} ms in the median, "
             f"{drift[1]:.0f} ms at most; --max-stretch {low:g} {high:g} would fit it",)

@@ -32,6 +32,7 @@ GAP_DB = 30.0  # a window this far below the loud ones (their 95th percentile) i
 SPEECH_GAPS = 0.05  # share of gaps between the first and last sound from which weakly periodic audio is speech, not music
 BAR = 4  # beats: audio shorter than one bar has no beat to track
 F_WINDOW = 0.07  # seconds: a detected beat within this of a reference beat is a hit
+BAR_OF_THREE = 0.25  # every third beat this much stronger than the rest (relative to the beats'): heard a bar of three at a time
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class Beats:
     """Beats found in audio: ``tempo_bpm``, ``times`` (beats,) in seconds, the onset ``envelope`` (frames,) with
     frame ``k`` at ``k / frame_rate`` seconds (for plotting), ``confidence`` in [0, 1] (the envelope's periodicity at
     the tempo), ``peaks`` (frames,), the waveform: the largest absolute sample of each frame's hop (None when unknown),
-    and ``other_bpm``, the half or double tempo the pulse may be heard at instead (0 when unknown)."""
+    and ``other_bpm``, the double, half or third (a bar of three) tempo the pulse may be heard at instead (0 when unknown)."""
 
     tempo_bpm: float
     times: np.ndarray
@@ -156,16 +157,24 @@ def _from_the_start(positions: np.ndarray, period: float, loudness: np.ndarray |
 
 def other_level(frames: np.ndarray, score: np.ndarray, bpm: float) -> float:
     """The tempo (BPM) the pulse of beats at ``frames`` (beats,) may be heard at instead: double ``bpm`` when the local
-    ``score`` (frames,) halfway between beats is stronger, relative to the beats', than the difference between every other
-    beat and the rest (which makes the half tempo), else half; the one left within :data:`~.tempo.MIN_BPM`-:data:`~.tempo.MAX_BPM`."""
+    ``score`` (frames,) halfway between beats is strong, relative to the beats', half when every other beat stands out, a
+    third when every third does, by :data:`BAR_OF_THREE` or more and more than any beat of four does (a bar of three, a
+    waltz's, which no half tempo divides); whichever is the strongest (the difference between the beats that stand out
+    and the rest, relative to the beats') of those within :data:`~.tempo.MIN_BPM`-:data:`~.tempo.MAX_BPM`."""
     if len(frames) < 4:
         return 0.0
     on = score[frames]
     between = score[(frames[1:] + frames[:-1]) // 2]
     strength = max(float(on.mean()), 1e-12)
-    double = float(between.mean()) / strength
-    half = abs(float(on[0::2].mean() - on[1::2].mean())) / strength
-    levels = [level for level in ((2.0 * bpm, double), (0.5 * bpm, half)) if MIN_BPM <= level[0] <= MAX_BPM]
+
+    def standing_out(every):  # the most the beats of one phase of ``every`` stand out from the others
+        phases = np.arange(len(on)) % every
+        return max(abs(float(on[phases == phase].mean() - on[phases != phase].mean())) for phase in range(every)) / strength
+
+    candidates = [(2.0 * bpm, float(between.mean()) / strength), (0.5 * bpm, standing_out(2))]
+    if standing_out(3) >= max(BAR_OF_THREE, standing_out(4)):  # else an even pulse, or bars of four with uneven accents
+        candidates.append((bpm / 3.0, standing_out(3)))
+    levels = [level for level in candidates if MIN_BPM <= level[0] <= MAX_BPM]
     return max(levels, key=lambda level: level[1])[0] if levels else 0.0
 
 

@@ -1,8 +1,8 @@
 """Onset strength: how much the sound's spectrum rises from one short-time frame to the next (spectral flux).
 
 Each window of audio (about 93 ms, a Hann window) is Fourier-transformed, its power summed into mel bands and
-taken in decibels; the envelope's frame ``k`` is the median over bands of the half-wave rectified rise of the window
-that ends at ``(k + 1) * hop`` samples over the window a hop earlier. An onset raises the two windows whose ends
+taken in decibels; the envelope's frame ``k`` is the median, over the bands that sound in either window, of the half-wave
+rectified rise of the window that ends at ``(k + 1) * hop`` samples over the window a hop earlier. An onset raises the two windows whose ends
 first pass it, so the rise is centred on the onset and frame ``k`` is at ``k * hop`` samples. The hop is fixed in seconds (512 samples at 22050 Hz,
 about 23 ms) so every sample rate gives the same frame rate without resampling. The audio is taken block by block
 (any iterable of sample arrays, or one array cut into blocks), so an hour of audio needs only the envelope itself
@@ -76,6 +76,19 @@ def mel_filterbank(rate: float, window: int, bands: int = BANDS) -> np.ndarray:
     return weights.T.astype(np.float32)
 
 
+def sounding_median(rise: np.ndarray, sounding: np.ndarray) -> np.ndarray:
+    """The median of each row of ``rise`` (windows, bands) over the bands that sound (``sounding``, same shape), 0 where
+    none does. A band silent in a window and the one before cannot rise: counted, the silent bands above band-limited
+    audio's top (resampled, low-passed or old recordings) would pull the median of every window to zero."""
+    if sounding.all():
+        return np.median(rise, axis=1).astype(np.float64)
+    ordered = np.sort(np.where(sounding, rise, np.inf), axis=1)  # the silent bands last
+    count = sounding.sum(axis=1)
+    rows = np.arange(len(rise))
+    low, high = ordered[rows, np.maximum(count - 1, 0) // 2], ordered[rows, np.maximum(count, 1) // 2]
+    return np.where(count > 0, 0.5 * (low + high), 0.0).astype(np.float64)
+
+
 class _Flux:
     """The streaming state: samples not yet framed and the last window's band levels."""
 
@@ -87,11 +100,20 @@ class _Flux:
         self.scale = float(1.0 / (self.taper.sum() / 2.0) ** 2)
         self.pending = np.zeros(self.window - self.hop, np.float32)  # leading silence: the first window ends at one hop
         self.previous = np.full(bands, FLOOR_DB, np.float32)
+        # The first windows hold audio in their last hops only: their power over the share of the taper's energy there is
+        # the level of the sound itself, so a sound already going when the audio starts does not rise as it fills them.
+        held = np.arange(1, int(np.ceil(self.window / self.hop)))
+        energy = np.cumsum((self.taper ** 2)[::-1])[np.minimum(held * self.hop, self.window) - 1]
+        self.filling = (float(np.sum(self.taper ** 2)) / energy).astype(np.float32)
+        self.framed = 0  # windows framed so far
 
     def levels(self, frames: np.ndarray) -> np.ndarray:
-        """Band levels (dB), shape (windows, bands), of frames (windows, window)."""
+        """Band levels (dB), shape (windows, bands), of frames (windows, window), the next ones of the audio."""
         spectrum = np.fft.rfft(frames * self.taper, axis=1)
         power = (spectrum.real ** 2 + spectrum.imag ** 2).astype(np.float32) * np.float32(self.scale)
+        filling = self.filling[self.framed: self.framed + len(frames)]
+        power[: len(filling)] *= filling[:, None]
+        self.framed += len(frames)
         return 10.0 * np.log10(np.maximum(power @ self.filters, np.float32(10.0 ** (FLOOR_DB / 10.0))))
 
     def push(self, samples: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -103,10 +125,10 @@ class _Flux:
             count = min((len(self.pending) - self.window) // self.hop + 1, WINDOWS_PER_CHUNK)
             frames = sliding_window_view(self.pending[: (count - 1) * self.hop + self.window], self.window)[:: self.hop]
             levels = self.levels(frames)
-            rise = np.diff(levels, axis=0, prepend=self.previous[None])
+            before = np.concatenate([self.previous[None], levels[:-1]])
             loudness = 10.0 * np.log10(np.mean(10.0 ** (levels / 10.0), axis=1))
-            out.append((np.median(np.maximum(rise, 0.0), axis=1).astype(np.float64), loudness.astype(np.float64),
-                        np.abs(frames[:, -self.hop:]).max(axis=1).astype(np.float64)))
+            out.append((sounding_median(np.maximum(levels - before, 0.0), np.maximum(levels, before) > FLOOR_DB),
+                        loudness.astype(np.float64), np.abs(frames[:, -self.hop:]).max(axis=1).astype(np.float64)))
             self.previous = levels[-1]
             self.pending = self.pending[count * self.hop:]
         return out

@@ -34,29 +34,57 @@ def _phase(keys, strength, spacing):
     return float((mean % (2.0 * np.pi)) / (2.0 * np.pi) * spacing)
 
 
+def _loop_bars(duration, speed, bar, most, max_stretch):
+    """``(bars, stretch, needed)`` for a loop's cycle of ``duration`` s: of 1 to ``most`` bars of ``bar`` s, the count whose
+    stretch (``duration`` over its length) lies inside ``max_stretch`` nearest ``speed`` in log, and None; where no count is
+    inside, the one nearest the bounds, played at the nearest bound, and the stretch it needed."""
+    counts = np.arange(1, most + 1)
+    stretches = duration / (counts * bar)
+    low, high = np.log(max_stretch[0]), np.log(max_stretch[1])
+    outside = np.maximum(np.maximum(low - np.log(stretches), np.log(stretches) - high), 0.0)
+    if np.any(outside <= 1e-12):
+        best = int(np.argmin(np.where(outside <= 1e-12, np.abs(np.log(stretches / speed)), np.inf)))
+        return int(counts[best]), float(stretches[best]), None
+    best = int(np.argmin(outside))
+    return int(counts[best]), float(np.clip(stretches[best], *max_stretch)), float(stretches[best])
+
+
+def _loop_part(name, ratio, keys, bars, per_bar, beat, cycle_out, reach):
+    """The loop's one :class:`.sync.PartTempo`: ``reach`` the (stretch, needed, max_stretch) of :func:`_loop_bars`; out of
+    reach, what it needed for and how far each repeat of its cycle of ``cycle_out`` s leaves the bar line."""
+    stretch, needed, max_stretch = reach
+    part = sync_module.PartTempo(name, 0.0, ratio, stretch, 60.0 / float(np.median(np.diff(keys))))
+    if needed is None:
+        return part
+    length = bars * per_bar * beat
+    goal = (f"loop in whole bars of the song ({bars} bar{'' if bars == 1 else 's'} of {per_bar} beats, {length:.2f} s; its cycle "
+            f"plays {cycle_out:.2f} s, each repeat {abs(cycle_out - length) * 1000.0:.0f} ms {'after' if cycle_out > length else 'before'} the bar line)")
+    return replace(part, needed=needed, fit=sync_module.stretch_to_fit(needed, max_stretch), goal=goal)
+
+
 def _loop_sync(keys, strength, beats, duration, fps, max_stretch, seconds, per_bar, name):
     """:func:`.sync.sync_to_beats` for a loop: the whole cycle (input 0 to ``duration``) in a whole number of bars, the warp's
     slope the same at both ends so the wrap keeps its speed. The beats (from 0) are moved later by up to a beat, to where
-    the keyposes fall when the cycle plays at its mean speed: the returned grid is where they play in the output."""
+    the keyposes fall when the cycle plays at its mean speed: the returned grid is where they play in the output. A cycle no
+    whole number of bars holds inside ``max_stretch`` plays at the nearest bound (its part says what it needed)."""
     beat = 60.0 / sync_module.song_tempo(beats)
     ratio, speed = sync_module.choose_ratio(60.0 / float(np.median(np.diff(keys))), sync_module.song_tempo(beats), max_stretch, name)
     most = sync_module.loop_beats(beats, seconds if seconds is not None else beats[-1], per_bar) // per_bar
     if most < 1:
         raise SyncError(f"the song holds no whole bar of {per_bar} beats to loop {name} over", clip=name)
-    fits = [n for n in range(1, most + 1) if max_stretch[0] <= duration / (n * per_bar * beat) <= max_stretch[1]]
-    bars = min(fits, key=lambda n: abs(np.log(duration / (n * per_bar * beat) / speed)), default=None)
-    if bars is None:
-        need = duration / (max(1, min(most, round(duration / speed / (beat * per_bar)))) * per_bar * beat)
-        raise SyncError(f"{name} would need {sync_module.outside(need, max_stretch)}x to loop in whole bars of the song (it holds "
-                        f"{most} bar{'' if most == 1 else 's'} of {per_bar} beats, {most * per_bar * beat:.1f} s), outside the stretch allowed ({max_stretch[0]:g}-{max_stretch[1]:g}x)",
-                        clip=name, stretch=need)
-    cycle_out = round(bars * per_bar * beat * fps) / fps  # a whole number of frames: the loop repeats in step
+    bars, played_at, needed = _loop_bars(duration, speed, per_bar * beat, most, max_stretch)
+    exact = duration / played_at * fps  # a whole number of frames (the loop repeats in step), at the nearest bound inside it
+    cycle_out = next(frames for frames in (round(exact), np.ceil(exact), np.floor(exact))
+                     if needed is None or max_stretch[0] - 1e-9 <= duration * fps / frames <= max_stretch[1] + 1e-9) / fps
+    part = _loop_part(name, ratio, keys, bars, per_bar, beat, cycle_out, (played_at, needed, max_stretch))
+    if beats[-1] - beats[0] < cycle_out + beat:  # a cycle longer than the song (out of reach): its beat continued
+        beats = np.append(beats, beats[-1] + beat * np.arange(1, int(np.ceil((cycle_out + beat) / beat)) + 1))
     phase = _phase(keys * cycle_out / duration, strength, beat / max(ratio, 1.0))
     shifted = np.concatenate([[phase - beat], beats - beats[0] + phase])
     found = sync_module.sync_to_beats(keys, shifted[shifted >= 0.0], duration, fps, max_stretch, None, strength, name)
     found.grid = sync_module.beat_grid(shifted, sync_module.division(ratio))[0]
     inner = found.anchors[(found.anchors[:, 0] > 1e-9) & (found.anchors[:, 0] < cycle_out - 1e-9)
-                          & (found.anchors[:, 1] > 1e-9) & (found.anchors[:, 1] < duration - 1e-9)]
+                          & (found.anchors[:, 1] > 1e-9) & (found.anchors[:, 1] < duration - 1e-9) & (needed is None)]  # else even
     anchors = np.concatenate([[[0.0, 0.0]], inner, [[cycle_out, duration]]])
     x = sync_module.relax_anchors(anchors[:, 0], anchors[:, 1], max_stretch)
     x[-1] = cycle_out
@@ -69,7 +97,7 @@ def _loop_sync(keys, strength, beats, duration, fps, max_stretch, seconds, per_b
     dense = np.arange((count - 1) * sync_module.OVERSAMPLING + 1) / (fps * sync_module.OVERSAMPLING)
     played = np.interp(keys[keys <= duration], warp(dense)[0], dense)
     return replace(found, input_times=np.clip(input_times, 0.0, duration), stretch=stretch, anchors=np.stack([x, anchors[:, 1]], 1),
-                   matched=np.where(np.isnan(found.matched), np.nan, np.interp(keys, anchors[:, 1], x)), end=cycle_out,
+                   matched=np.where(np.isnan(found.matched), np.nan, np.interp(keys, anchors[:, 1], x)), end=cycle_out, parts=(part,),
                    offsets_after=grid_offsets(played, found.grid))
 
 
@@ -251,7 +279,7 @@ def measure_sync(clip: Clip, warped: Clip, result: sync_module.Sync, windows: li
 
 
 def out_of_reach(result: sync_module.Sync) -> list[dict]:
-    """The clips of ``result`` whose tempo the stretch allowed could not meet: ``{"clip", "needed", "speed", "fit"}`` each
-    (the speed it needed, the one it plays at, the ``--max-stretch`` that would hold it)."""
-    return [{"clip": part.name, "needed": float(part.needed), "speed": float(part.speed), "fit": [float(b) for b in part.fit]}
-            for part in result.parts if part.needed is not None]
+    """The clips of ``result`` whose tempo (or loop's bars) the stretch allowed could not meet: ``{"clip", "needed", "speed",
+    "fit", "goal"}`` each (the speed it needed, the one it plays at, the ``--max-stretch`` that would hold it, what for)."""
+    return [{"clip": part.name, "needed": float(part.needed), "speed": float(part.speed), "fit": [float(b) for b in part.fit],
+             "goal": part.goal} for part in result.parts if part.needed is not None]

@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import SyncError
-from ..measure import seam as seam_measure
+from ..measure import seam as seam_measure, verdict
 from ..motion import sampling
 from ..motion.clip import Clip
 
@@ -142,16 +142,10 @@ def choose_ratio(motion_bpm: float, song_bpm: float, max_stretch: tuple[float, f
                  name: str = "the motion") -> tuple[float, float]:
     """(keyposes per beat, speed) for a loop's cycle: of :data:`SIMPLE_RATIOS`, the one whose speed ``ratio * song_bpm /
     motion_bpm`` is nearest 1 in log, those whose speed keeps :data:`MARGIN` of the log range clear of both bounds first
-    (room for the keyposes' own unevenness).
-
-    SyncError naming ``name`` and the speed it would need when that speed lies outside ``max_stretch`` (low, high).
+    (room for the keyposes' own unevenness), then those inside ``max_stretch`` (low, high); where none is inside, the
+    nearest 1 (the loop then plays at the nearest bound). SyncError naming ``name`` without tempos.
     """
-    ratio, speed = _best_ratio(motion_bpm, song_bpm, max_stretch, name, SIMPLE_RATIOS)
-    low, high = max_stretch
-    if not low <= speed <= high:
-        raise SyncError(f"{name} would need {outside(speed, max_stretch)}x to meet {song_bpm:.0f} BPM, outside the stretch allowed "
-                        f"({low:g}-{high:g}x)", clip=name, stretch=speed)
-    return ratio, speed
+    return _best_ratio(motion_bpm, song_bpm, max_stretch, name, SIMPLE_RATIOS)
 
 
 def stretch_to_fit(speed: float, max_stretch: tuple[float, float]) -> tuple[float, float]:
@@ -164,7 +158,8 @@ def stretch_to_fit(speed: float, max_stretch: tuple[float, float]) -> tuple[floa
 class PartTempo:
     """One clip of a performance as synced: its name, first input second, keyposes per beat, speed and keyposes per minute.
     needed: the speed its tempo asked when that lay outside the stretch allowed (it then plays at ``speed``, the nearest
-    bound, and its keyposes drift off the beats), else None; fit: the ``--max-stretch`` that would hold ``needed``."""
+    bound, and its keyposes drift off the beats), else None; fit: the ``--max-stretch`` that would hold ``needed``; goal: what
+    ``needed`` was for (a loop's cycle: whole bars of the song)."""
 
     name: str
     first: float
@@ -173,6 +168,7 @@ class PartTempo:
     motion_bpm: float
     needed: float | None = None
     fit: tuple[float, float] | None = None
+    goal: str = verdict.TEMPO_GOAL
 
 
 def reach_tempo(part: str, first: float, motion_bpm: float, song_bpm: float, max_stretch: tuple[float, float]) -> PartTempo:

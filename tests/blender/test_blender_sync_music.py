@@ -230,6 +230,18 @@ def test_a_loop_syncs_to_whole_bars_and_stays_a_loop(loopsmith, walker, clicks):
     assert on_beat >= 0.8 and scene.loopsmith.music_sync.on_beat_after >= 0.8
 
 
+def test_a_loop_no_whole_bars_hold_inside_the_stretch_is_synced_at_the_nearest_and_checked(loopsmith, walker, clicks):
+    obj, (path, _) = walker, clicks
+    _sound_strip(loopsmith, bpy.context.scene, path, 1)
+    assert bpy.ops.loopsmith.make_loop(range_mode="MANUAL", frame_start=10, frame_end=74) == {"FINISHED"}
+    # a 64-frame cycle (2.13 s) in one bar of 2 s needs 1.07x: outside 0.9-1.0x (was refused)
+    assert bpy.ops.loopsmith.sync_to_music(music_source="STRIP", loop_bars=4, max_stretch_low=0.9, max_stretch_high=1.0) == {"FINISHED"}
+    action = obj.animation_data.action
+    first, last = (int(f) for f in action.frame_range)
+    assert action.name == "walk_loop_music" and action.use_cyclic and last - first == 64
+    assert bpy.context.scene.loopsmith.music_sync.verdict == "CHECK"
+
+
 def test_poll_says_why(loopsmith, blank):
     assert not bpy.ops.loopsmith.sync_to_music.poll()
     assert {"REGISTER", "UNDO"} <= set(bpy.types.LOOPSMITH_OT_sync_to_music.bl_options)

@@ -120,3 +120,15 @@ def test_a_loop_to_music_plays_whole_bars(mocap_dir, tmp_path, bpm):
     bars = music["end_s"] / (4 * 60.0 / bpm)
     print(f"{bpm:g} BPM: {bars:.3f} bars, {music['on_beat_after']:.0%} on the beat")
     assert abs(bars - round(bars)) * 4 * 60.0 / bpm <= 1.5 / 30.0 and music["on_beat_after"] >= 0.8
+
+
+def test_a_loop_no_whole_bars_hold_inside_the_stretch_is_made_at_the_nearest_and_checked(mocap_dir, tmp_path):
+    song = _click(tmp_path / "click.wav", 90.0, 40.0)
+    walks = [mocap_dir / name for name in CLIPS[:2]]
+    done = run_loopsmith("compose", *walks, "--music", song, "--loop", "--max-stretch", "0.99", "1.01", "-o", tmp_path / "out", "--quiet")
+    assert done.returncode == 0, done.stderr  # was refused: it would need more than 1.01x (or less than 0.99x) to fill whole bars
+    music = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"][-1]["music"]
+    reasons = " ".join(music["verdict"]["reasons"])
+    print(reasons)
+    assert music["verdict"]["word"] == "CHECK" and "to loop in whole bars of the song" in reasons and "--max-stretch" in reasons
+    assert min(music["stretch_range"]) >= 0.99 - 1e-6 and max(music["stretch_range"]) <= 1.01 + 1e-6

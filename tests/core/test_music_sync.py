@@ -7,7 +7,7 @@ from core.errors import SyncError
 from core.measure import verdict
 from core.motion import quat
 from core.motion.clip import Clip
-from core.music import keyposes, sync
+from core.music import keyposes, perform, sync
 
 FPS = 30.0
 PAUSES = np.array([10.0, 27.0, 41.0, 60.0, 75.0, 93.0])  # frames where the whole body stops
@@ -92,11 +92,26 @@ def test_a_tempo_out_of_reach_plays_at_the_nearest_stretch_and_names_what_would_
     (part,) = result.parts
     assert part.name == "walk.bvh" and part.needed == pytest.approx(160 / 180) and part.speed == 0.95
     assert part.fit == (0.85, 1.05) and result.stretch.min() >= 0.95 - 1e-9 and len(result.input_times) > 1
-    with pytest.raises(SyncError) as caught:  # a loop's cycle still needs its tempo within reach at 1, 2 or 1/2 a beat
-        sync.choose_ratio(120.0, 160.0, name="walk.bvh")
-    assert str(caught.value) == "walk.bvh would need 1.33x to meet 160 BPM, outside the stretch allowed (0.8-1.25x)"
+    assert sync.choose_ratio(120.0, 160.0, name="walk.bvh") == (1.0, pytest.approx(4 / 3))  # was refused: the nearest, out of reach
     assert sync.choose_ratio(120.0, 160.0, (0.6, 1.5))[0] == 1.0  # within wider bounds it is reached
     assert sync.choose_ratio(120.0, 70.0)[0] == 2.0 and sync.choose_ratio(120.0, 230.0)[0] == 0.5
+
+
+def test_a_loop_whose_cycle_no_whole_bars_hold_plays_at_the_nearest_stretch_and_says_what_would_fit():
+    clip = _pausing_clip(pauses=np.array([7.0, 22.0, 37.0, 52.0]), frames=61).validate()  # a 2 s cycle, a keypose every 0.5 s
+    for bpm, bound, bar_line in ((160.0, 1.25, "100 ms after"), (50.0, 0.8, "2300 ms before")):  # 1.33x and 0.42x a bar
+        beats = np.arange(int(bpm / 2)) * 60.0 / bpm
+        warped, result = perform.sync_performance(clip, beats, loop_bars=4, name="walk.bvh", seconds=30.0)  # was refused
+        assert np.allclose(result.stretch, bound) and result.end == pytest.approx(2.0 / bound, abs=0.5 / FPS)
+        assert result.input_times[0] == 0.0 and result.input_times[-1] == pytest.approx(2.0)
+        judged = verdict.of_sync(perform.measure_sync(clip, warped, result, []))
+        assert judged.word == verdict.CHECK, judged.reasons
+        reason = next(reason for reason in judged.reasons if "would need" in reason)
+        assert f"walk.bvh would need {2.0 / (240.0 / bpm):.2f}x to loop in whole bars of the song (1 bar of 4 beats" in reason
+        assert bar_line in reason and f"plays at {bound:.2f}x" in reason and "--max-stretch" in reason
+    beats = np.arange(50) * 0.6  # 100 BPM: one bar is 2.4 s, 0.83x, inside the bounds
+    _, result = perform.sync_performance(clip, beats, loop_bars=4, name="walk.bvh", seconds=30.0)
+    assert not perform.out_of_reach(result) and result.end == pytest.approx(2.4, abs=0.5 / FPS)
 
 
 def test_the_verdict_of_a_performance_out_of_reach_says_how_near_it_came():
