@@ -5,10 +5,13 @@ import json
 import pathlib
 
 import numpy as np
+import pytest
 
 from bvh_bodies import BIPED, BIPED_ENDS, CM, CROUCH, DOG, DOG_ENDS, INCH, OTHER_ENDS, OTHER_RIG, SIX, body_info, renamed_walk, walk
 from core.formats import bvh
 from helpers import run_loopsmith
+
+pytestmark = pytest.mark.blender
 
 
 def test_convert_says_each_inputs_unit_and_why(tmp_path):
