@@ -6,8 +6,7 @@ import numpy as np
 
 from ..errors import LoopError
 from ..measure import grounding, verdict
-from ..measure.seam import (clip_baseline, floored, largest_step_ratio as _largest_step_ratio, largest_steps, motion_share,
-                            seam_metrics, SeamMetrics)
+from ..measure.seam import clip_baseline, floored, largest_step_ratio as _largest_step_ratio, motion_share, seam_metrics, SeamMetrics
 from ..motion import contacts, footlock, kinematics, quat, root as root_motion
 from ..motion.clip import Clip
 from . import stitch, travel
@@ -139,9 +138,10 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
             made.append((candidate, looped, seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (trial,)), lock))
     if not made:
         raise failure
-    kept = _kept(made, clip if trial is segment else trial, trial, travel_root, before)
+    ranked_whole = trial is segment
+    kept = _kept(made, clip if ranked_whole else trial, segment, travel_root, before, None if ranked_whole else trial.num_frames // 2)
     chosen, looped, after, body, feet_locked = made[kept]
-    if trial is not segment:  # ranked on the ends: the kept method makes the whole loop
+    if not ranked_whole:  # ranked on the ends: the kept method makes the whole loop
         looped = _close(clip, segment, first, chosen, travel_root, root_blend, feet_locked)
         after, body = seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (segment,))
     tried = tuple(MethodTrial(candidate.method, after if k == kept else seam) for k, (candidate, _, seam, _, lock) in enumerate(made)
@@ -152,22 +152,28 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
                       feet_locked)
 
 
-def _kept(made, take, raw, travel_root, before):
+def _kept(made, take, raw, travel_root, before, join=None):
     """Index of the loop AUTO keeps among ``made`` (method, loop, seam, body, feet locked): of those whose own verdict is
-    the best any has (one that pops, leaves the floor or shows more than the raw cut ``before`` never stands before one
-    that does not), the one :func:`kept_trial` keeps."""
+    the best any has (one that pops against the raw cut ``raw``, leaves the floor or shows more than the raw cut's seam
+    ``before`` never stands before one that does not), the one :func:`kept_trial` keeps. join: where a long loop's ends
+    (see :func:`_ends`) meet, a step that is no frame's."""
     if len(made) == 1:
         return 0
-    # A loop's largest step as played is one inside its cycle: a CLAMP loop's last frame is the next cycle's first.
-    own = floored(largest_steps(kinematics.clip_forward_kinematics(raw, dtype=np.float32)[..., :3, 3]))
-    pops = [(largest_steps(kinematics.clip_forward_kinematics(looped, dtype=np.float32)[..., :3, 3]) / np.maximum(own, 1e-9)).max()
-            for _, looped, *_ in made]
+    own = floored(_largest_steps(raw, None))
+    pops = [(_largest_steps(looped, join) / np.maximum(own, 1e-9)).max() for _, looped, *_ in made]
     words = [verdict.WORDS.index(verdict.of_seam(seam.visibility, seam.velocity_jump_ratio, body.floor_offset, body.pelvis_offset,
                                                  step_ratio=pop, raw_visibility=before.visibility).word)
              for (_, _, seam, body, _), pop in zip(made, pops)]
     passing = [k for k, word in enumerate(words) if word == min(words)]
     skates = _skating_beyond_the_take(take, [made[k][1] for k in passing], travel_root) if len(passing) > 1 else None
     return passing[kept_trial([made[k][2] for k in passing], skates, [made[k][3].off for k in passing])]
+
+
+def _largest_steps(clip, join):
+    """Each joint's largest move between two of the ``clip``'s frames ``(B,)``, the step into frame ``join`` left out: as
+    played, a CLAMP loop's largest step is one inside its cycle, its last frame being the next cycle's first."""
+    steps = np.linalg.norm(np.diff(kinematics.clip_forward_kinematics(clip, dtype=np.float32)[..., :3, 3], axis=0), axis=-1)
+    return (np.delete(steps, join - 1, axis=0) if join else steps).max(axis=0)
 
 
 def concerns(result: LoopResult, take: Clip) -> tuple[str, ...]:

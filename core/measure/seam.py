@@ -152,20 +152,18 @@ def seam_metrics(clip: Clip, travel_root: int | None = None, reference: Baseline
                        float((jump / reference.velocity_jump).max()))
 
 
-def largest_steps(positions: np.ndarray) -> np.ndarray:
-    """Each joint's largest move between two frames ``(B,)`` of positions ``(F, B, 3)``: a joint's own, for
-    :func:`largest_step_ratio`, raised to a quarter of the median joint's (:func:`floored`)."""
+def _largest_steps(positions: np.ndarray) -> np.ndarray:
+    """Each joint's largest move between two frames ``(B,)`` of positions ``(F, B, 3)``."""
     return np.linalg.norm(np.diff(positions, axis=0), axis=-1).max(axis=0)
 
 
-def largest_step_ratio(looped: Clip, raw: Clip, travel_root: int | None = None, own: np.ndarray | None = None) -> float:
+def largest_step_ratio(looped: Clip, raw: Clip, travel_root: int | None = None) -> float:
     """A one-frame pop: the largest move of a joint between two frames of the loop as played (two cycles, CLAMP) over that
     joint's largest in the raw cut, the largest over joints; each joint's own raised to a quarter of the median joint's
-    (:func:`floored`), so a joint that hardly moves does not divide by about 0. own: ``floored(largest_steps(...))`` of
-    ``raw``'s joints, when the caller has it (for several loops of one cut)."""
+    (:func:`floored`), so a joint that hardly moves does not divide by about 0."""
     played = cycles.chained_positions(looped, travel_root, 2)
-    own = floored(largest_steps(kinematics.clip_joint_positions(raw))) if own is None else own
-    return float((largest_steps(played) / np.maximum(own, 1e-9)).max())
+    own = floored(_largest_steps(kinematics.clip_joint_positions(raw)))
+    return float((_largest_steps(played) / np.maximum(own, 1e-9)).max())
 
 
 def _body_speed(clip: Clip) -> float:
