@@ -116,17 +116,17 @@ def test_default_loop_plays_as_the_least_visible_method(loopsmith, blank, gait_p
     start, end = stored.frame_start, stored.frame_end
     cut = clip.slice_frames(int(start - clip.frames[0]), int(end - clip.frames[0]) + 1)
     default = played_visibility(loopsmith, obj, cut, start, end)
-    single, words = {}, {}
-    for method in loopsmith.core.loop.stitch.AUTO_METHODS:
-        for lock in (True, False):  # AUTO makes each with the feet locked and without
-            made = loopsmith.core.loop.make.make_loop(clip, start, end, loopsmith.core.loop.stitch.StitchParameters(method=method),
-                                                      lock_feet=lock)
-            loopsmith.bridge.action_api.assign_action(obj, source)
-            loopsmith.bridge.clip_io.write_loop(obj, made, source)
-            single[method, lock] = played_visibility(loopsmith, obj, cut, start, end)
-            words[method, lock] = own_verdict(loopsmith, made)
-    # AUTO keeps among those its own verdict passes best (a crossfade whose lock makes a leg pop gives way).
-    single = {key: value for key, value in single.items() if words[key] == min(words.values())}
+    # AUTO makes each method with the feet locked and without, and keeps among those its own verdict passes best (a
+    # crossfade whose leg pops gives way): those are played.
+    made = {(method, lock): loopsmith.core.loop.make.make_loop(clip, start, end, loopsmith.core.loop.stitch.StitchParameters(method=method),
+                                                               lock_feet=lock)
+            for method in loopsmith.core.loop.stitch.AUTO_METHODS for lock in (True, False)}
+    words = {key: own_verdict(loopsmith, loop) for key, loop in made.items()}
+    single = {}
+    for key in (key for key, word in words.items() if word == min(words.values())):
+        loopsmith.bridge.action_api.assign_action(obj, source)
+        loopsmith.bridge.clip_io.write_loop(obj, made[key], source)
+        single[key] = played_visibility(loopsmith, obj, cut, start, end)
     numbers = ", ".join(f"{method}{'' if lock else ' unlocked'} {value:.3f}" for (method, lock), value in single.items())
     margin = ROUNDING + loopsmith.core.loop.make.SKATING_MARGIN  # a method as good to the eye whose feet do not slide may be kept
     assert default <= min(single.values()) + margin, f"{gait_path.name} {start}-{end}: default {default:.3f} ({stored.method}); {numbers}"
