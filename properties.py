@@ -141,6 +141,8 @@ class LoopsmithCandidate(bpy.types.PropertyGroup):
         "cycles": IntProperty(name="Cycles"),
         "score": FloatProperty(name="Score", description="Predicted seam visibility of a raw cut (lower is better)"),
         "grade": EnumProperty(name="Grade", items=GRADE_ITEMS),
+        "correlation": FloatProperty(name="Correlation", default=1.0,
+                                     description="How alike the motion is one loop later (1: it repeats exactly; under 0.5 it does not repeat)"),
     }
 
 

@@ -49,7 +49,7 @@ class LOOPSMITH_OT_find_loop(bpy.types.Operator):
         for found in detection.candidates:
             item = settings.candidates.add()
             item.frame_start, item.frame_end, item.cycles = found.frame_start, found.frame_end, found.cycles
-            item.score, item.grade = found.score, found.grade
+            item.score, item.grade, item.correlation = found.score, found.grade, found.correlation
         best = detection.best
         if best is None:
             settings.active_candidate = -1

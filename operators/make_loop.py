@@ -23,15 +23,27 @@ def found_range(settings, obj):
 
 
 def loop_range(props, clip):
-    """The (start, end) frames Make Loop closes, from the range mode (FOUND is pinned to MANUAL before)."""
+    """((start, end) frames Make Loop closes, from the range mode (FOUND is pinned to MANUAL before); the detection when it
+    searched, else None)."""
     given = (props.frame_start, props.frame_end) if props.range_mode == "MANUAL" else None
     try:
-        return detect.loop_range(clip, given, props.range_mode == "ACTION", props.min_length, props.max_length, props.cycles, props.skip_edges)[0]
+        return detect.loop_range(clip, given, props.range_mode == "ACTION", props.min_length, props.max_length, props.cycles, props.skip_edges)
     except NoLoopFound as missing:
         if missing.needed:
             raise LoopError(f"found no repeating motion within Max Length {missing.max_length:g} s: it repeats every "
                             f"{missing.needed:.2f} s; raise Max Length or set the range by hand") from None
         raise LoopError("found no repeating motion to loop: set the range by hand") from None
+
+
+def repeat_concerns(settings, obj, start, end, detection):
+    """What the verdict says when the motion does not repeat at the range: Find Loop's correlation there, from this run's
+    search or from the list's candidate of that range on this action (nothing for a range of no candidate)."""
+    if detection is not None:
+        return verdict.repeat_concerns(detection.best.correlation)
+    listed = [c for c in settings.candidates if (c.frame_start, c.frame_end) == (start, end)]
+    if not listed or properties.stale_candidates(settings, obj):
+        return ()
+    return verdict.repeat_concerns(listed[0].correlation)
 
 
 def store_result(settings, result, written, start, end):
@@ -93,7 +105,8 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
         with common.progress(context, 3) as step:
             clip = common.read_action_clip(context)
             clip = grounding.grounded(clip) if self.ground else clip
-            start, end = loop_range(self, clip)
+            (start, end), detection = loop_range(self, clip)
+            repeats = repeat_concerns(settings, obj, start, end, detection)  # before the loop's action replaces the one searched
             step()
             params = stitch.StitchParameters.from_settings(self)
             # Always closed (CLAMP): Blender's Cycles need the closing key; WRAP is the written frame range.
@@ -109,7 +122,7 @@ class LOOPSMITH_OT_make_loop(bpy.types.Operator):
         before, after = result.before, result.after
         kept = f"best measured: {loop.methods_text(result)}" if result.tried else result.method.lower()
         judged = verdict.of_seam(after.visibility, after.velocity_jump_ratio, result.body.floor_offset, result.body.pelvis_offset,
-                                 loop.concerns(result, clip), loop.largest_step_ratio(result))
+                                 repeats + loop.concerns(result, clip), loop.largest_step_ratio(result), before.visibility)
         self.report({"INFO"} if judged.word == verdict.GOOD else {"WARNING"},
                     f"Loop {start}-{end} ({result.length} frames, {self.loop_mode.lower()}, root {result.root_mode.lower()}, {kept}) "
                     f"into '{written.action.name}': {judged.word}{''.join(f'; {reason}' for reason in judged.reasons)}; seam visibility "

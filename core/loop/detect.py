@@ -1,5 +1,10 @@
 """Find Loop: candidate loop ranges in a clip, ranked by the seam a raw cut would have.
 
+The search runs in seconds: on the clip's poses :data:`GRID_STEP` apart
+(every frame at 30 fps, every fourth at 120, interpolated at 24), so the
+same motion at any frame rate gets the same range; the range found is then
+placed on the clip's own frames.
+
 1. A per-frame pose feature that makes similar poses close: joint positions
    relative to the root in character space (the root's horizontal position
    and heading removed, so travel and turning do not hide a repeat), plus
@@ -10,8 +15,8 @@
    The searches run on the feature's 32 principal components.
 2. Candidate lengths from the autocorrelation of that feature (FFT,
    O(n log n)), local maxima only, between the shortest and longest length;
-   the fundamental period (to a fraction of a frame) and its multiples.
-3. For each length, the start that minimizes a windowed pose + velocity
+   the fundamental period (to a fraction of a step) and its multiples.
+3. For each length, the start (to a fraction of a step) that minimizes a windowed pose + velocity
    distance between the frames around start and end, weighted against seams
    at violent moments (heel strikes), where any cut shows most.
 4. Each candidate's score is the seam visibility a raw cut there would have
@@ -26,11 +31,12 @@ import numpy as np
 
 from ..errors import LoopError, NoLoopFound
 from ..measure.seam import seam_metrics
-from ..motion import features, kinematics, root as root_motion
+from ..measure.verdict import REPEATS
+from ..motion import features, kinematics, root as root_motion, sampling
 from ..motion.clip import Clip
 
 WINDOW_TIME = 0.1  # seconds on each side of the seam in the start/end distance
-GRADES = (("GOOD", 1.5, 0.8), ("FAIR", 5.0, 0.5))  # (grade, score below, correlation at least)
+GRADES = (("GOOD", 1.5, 0.8), ("FAIR", 5.0, REPEATS))  # (grade, score below, correlation at least)
 COMPONENTS = 32  # principal components of the pose feature that the searches use
 STILL = 1e-4  # a clip whose joints move less than this (its length unit) has no motion to loop
 #: A loop must carry at least this share of the motion a loop of its length carries at a median start (see _best_start).
@@ -48,6 +54,8 @@ class Candidate:
     score: float  # seam visibility of a raw cut (lower is better)
     correlation: float  # normalized autocorrelation at this length (1: repeats exactly)
     grade: str = "POOR"
+    #: The cut graded, as found in seconds before it is rounded to frames: fractional frame indices from the clip's first.
+    graded: tuple = ()
 
     @property
     def length(self) -> int:
@@ -83,8 +91,9 @@ class _Motion:
         pose = kinematics.clip_forward_kinematics(clip, dtype=np.float32)
         self.positions = np.ascontiguousarray(pose[..., :3, 3])
         # Every bone, those above the travelling root in armature space (they do not travel).
-        local = features.character_positions(pose, clip.parents, root_motion.find_moving_root(clip, pose))
-        feature = features.stack_features(local, self.dt, features.bone_weights(clip))
+        self.root, self.weights = root_motion.find_moving_root(clip, pose), features.bone_weights(clip)
+        local = features.character_positions(pose, clip.parents, self.root)
+        feature = features.stack_features(local, self.dt, self.weights)
         self.shape_feature = feature[:, : feature.shape[1] // 2]
         self.feature = _principal_components(feature)
         acceleration = np.zeros(self.positions.shape[:2])
@@ -96,22 +105,40 @@ class _Motion:
 
 
 
-#: Raw cuts are graded on frames about this far apart (seconds), whatever the clip's rate: a seam's acceleration is its
-#: step over the frame time squared, so the same cut sampled at 120 fps would score 16 times what it scores at 30 fps.
-GRADE_STEP = 1.0 / 30.0
+#: Find Loop searches poses this far apart (seconds), whatever the clip's rate, and raw cuts are graded on them: a seam's
+#: acceleration is its step over the frame time squared, so the same cut sampled at 120 fps would score 16 times what it
+#: scores at 30 fps.
+GRID_STEP = 1.0 / 30.0
 
 
-def raw_visibility(clip: Clip, start: int, end: int) -> float:
-    """Seam visibility of cutting frame indices start..end into a loop without stitching.
+def _steps(clip: Clip, first: float, last: float, step: float) -> Clip:
+    """The clip's poses from frame index ``first`` to ``last``, both in, as near ``step`` frames apart as fits a whole number
+    of steps between them (a whole step: its frames; else interpolated, cubic), as a clip at the rate they are apart."""
+    count = max(1, int(round((last - first) / step)))
+    times = np.linspace(first, last, count + 1)
+    step = (last - first) / count
+    if abs(step - round(step)) < 1e-3 and abs(first - round(first)) < 1e-3:
+        taken = clip.take_frames(np.round(times).astype(int))
+    else:
+        taken = sampling.sample_clip(clip, times, "CUBIC")
+    return taken.with_channels(fps=clip.fps / step)
+
+
+def _on_grid(clip: Clip) -> Clip:
+    """The clip's poses :data:`GRID_STEP` apart from its first frame (see :func:`_steps`), at 1 / GRID_STEP fps."""
+    step = GRID_STEP * clip.fps
+    return _steps(clip, 0.0, np.floor((clip.num_frames - 1) / step + 1e-6) * step, step)
+
+
+def raw_visibility(clip: Clip, start: float, end: float) -> float:
+    """Seam visibility of cutting frame indices start..end (fractions between frames allowed) into a loop without stitching.
 
     What :func:`..measure.seam.seam_metrics` reports for that raw cut, with the
-    root Make Loop would choose for it, on frames GRADE_STEP apart (every
-    frame up to 45 fps; every fourth at 120 fps, counted back from ``end``),
-    so the grade of a cut does not depend on the clip's frame rate.
+    root Make Loop would choose for it, on poses about GRID_STEP apart (every
+    frame at 30 fps, every fourth at 120, interpolated at 24; at least 6 over
+    the cut), so the grade of a cut does not depend on the clip's frame rate.
     """
-    stride = max(1, min(int(round(GRADE_STEP * clip.fps)), (end - start) // 6))
-    segment = clip.take_frames(np.arange(end, start - 1, -stride)[::-1])
-    segment = segment.with_channels(fps=clip.fps / stride) if stride > 1 else segment
+    segment = _steps(clip, start, end, min(GRID_STEP * clip.fps, (end - start) / 6))
     pose = kinematics.clip_forward_kinematics(segment, dtype=np.float32)
     return seam_metrics(segment, root_motion.find_moving_root(segment, pose), pose=pose).visibility
 
@@ -177,7 +204,8 @@ def _refine_period(r, period, max_lag):
 
 
 def _best_start(motion, length, first, last):
-    """Best start index for a loop of ``length`` frames within indices [first, last]."""
+    """Best start index for a loop of ``length`` steps within indices [first, last], to a fraction of a step (a parabola
+    through the cost at its least and either side), and that cost."""
     x = motion.feature
     starts = np.arange(first, last - length + 1)
     if not len(starts):
@@ -194,25 +222,23 @@ def _best_start(motion, length, first, last):
     if not np.isfinite(cost).any():
         return None, np.inf
     best = int(np.argmin(cost))
-    return int(starts[best]), float(cost[best])
+    shift = _refine(cost, best) - best if 0 < best < len(cost) - 1 and np.isfinite(cost[best - 1:best + 2]).all() else 0.0
+    return float(starts[best] + np.clip(shift, -0.5, 0.5)), float(cost[best])
 
 
-def _closed_loop(motion):
-    """True when the clip's last frame repeats its first, or nearly (a pre-cut cycle: see CLOSED_STEP)."""
-    shape = motion.shape_feature
-    step = np.linalg.norm(shape[-1] - shape[0])
-    typical = np.median(np.linalg.norm(np.diff(shape, axis=0), axis=1))
+def _closed_loop(motion, segment):
+    """True when the clip ``segment`` ends on its first pose, or nearly (a pre-cut cycle: see CLOSED_STEP); ``motion`` is
+    its search grid's (its median step between poses GRID_STEP apart, or a frame apart when frames are further)."""
+    ends = kinematics.clip_forward_kinematics(segment.take_frames(np.r_[0, segment.num_frames - 1]), dtype=np.float32)
+    shape = features.character_positions(ends, segment.parents, motion.root)
+    shape = shape * np.sqrt(motion.weights)[None, :, None].astype(shape.dtype)
+    step = np.linalg.norm(shape[1] - shape[0])
+    typical = np.median(np.linalg.norm(np.diff(motion.shape_feature, axis=0), axis=1)) * max(1.0, segment.dt / motion.dt)
     return step <= CLOSED_STEP * typical + 1e-9
 
 
-def find_loops(clip: Clip, min_length: float = 0.4, max_length: float = 4.0, cycles: int = 0, skip_edges: float = 0.0,
-               frame_start: float | None = None, frame_end: float | None = None, limit: int = 8) -> Detection:
-    """Candidate loops of ``clip``, best first.
-
-    min_length, max_length, skip_edges: seconds. cycles: only loops of this
-    many periods (0: every multiple). frame_start, frame_end: search inside
-    this range of frames only (default the whole clip).
-    """
+def _search_range(clip, skip_edges, frame_start, frame_end):
+    """The frame indices ``(first, last)`` Find Loop searches: the range asked (checked), less ``skip_edges`` seconds."""
     frames = clip.frames
     first = int((frame_start if frame_start is not None else frames[0]) - frames[0])
     last = int((frame_end if frame_end is not None else frames[-1]) - frames[0])
@@ -224,21 +250,46 @@ def find_loops(clip: Clip, min_length: float = 0.4, max_length: float = 4.0, cyc
             raise LoopError(f"{shown} lies outside the clip's frames {frames[0]:g}-{frames[-1]:g}")
     first, last = max(first, 0), min(last, clip.num_frames - 1)
     skip = int(round(skip_edges / clip.dt))
-    first, last = first + skip, last - skip
+    return first + skip, last - skip
+
+
+def _placed(segment, start, length, span):
+    """The frame indices ``(start, end)`` in ``segment`` of a loop found at grid index ``start`` ``length`` grid steps long
+    (both fractional), ``span`` frames per step: its start at the nearest frame, its length the nearest whole number of
+    frames, inside the clip; None when it does not fit."""
+    frames = max(1, int(round(length * span)))
+    first = min(int(round(start * span)), segment.num_frames - 1 - frames)
+    return (first, first + frames) if first >= 0 else None
+
+
+def find_loops(clip: Clip, min_length: float = 0.4, max_length: float = 4.0, cycles: int = 0, skip_edges: float = 0.0,
+               frame_start: float | None = None, frame_end: float | None = None, limit: int = 8) -> Detection:
+    """Candidate loops of ``clip``, best first.
+
+    min_length, max_length, skip_edges: seconds. cycles: only loops of this
+    many periods (0: every multiple). frame_start, frame_end: search inside
+    this range of frames only (default the whole clip). The search runs on
+    poses GRID_STEP apart (see the module's docstring); the detection's
+    period and lags are the clip's frames.
+    """
+    frames = clip.frames
+    first, last = _search_range(clip, skip_edges, frame_start, frame_end)
     if last - first < 4:
         return Detection([])
-    motion = _Motion(clip.slice_frames(first, last + 1))
-    if np.ptp(motion.shape_feature, axis=0).max() < STILL:
+    segment = clip.slice_frames(first, last + 1)
+    motion = _Motion(_on_grid(segment))
+    if len(motion.feature) < 5 or np.ptp(motion.shape_feature, axis=0).max() < STILL:
         return Detection([])  # nothing moves, so nothing repeats
-    offset = first
-    n = last - first + 1
+    span = GRID_STEP * clip.fps  # frames per grid step
+    n = len(motion.feature)
     candidates = []
-    closed = _closed_loop(motion)
+    closed = _closed_loop(motion, segment)
     if closed and (cycles in (0, 1)):
-        candidates.append(Candidate(int(frames[first]), int(frames[last]), 1, raw_visibility(motion.clip, 0, n - 1), 1.0))
+        candidates.append(Candidate(int(frames[first]), int(frames[last]), 1, raw_visibility(segment, 0, segment.num_frames - 1), 1.0,
+                                    graded=(float(first), float(last))))
 
-    low = max(2, int(np.floor(min_length / clip.dt)))
-    high = min(int(np.ceil(max_length / clip.dt)), n - 3)
+    low = max(2, int(np.floor(min_length / GRID_STEP)))
+    high = min(int(np.ceil(max_length / GRID_STEP)), n - 3)
     r = autocorrelation(motion.feature, max(high + 1, 2))
     peaks = _peaks(r, low, high)
     period = None
@@ -249,13 +300,15 @@ def find_loops(clip: Clip, min_length: float = 0.4, max_length: float = 4.0, cyc
         multiples = [cycles] if cycles else range(1, int(high // period) + 1)
         for k in multiples:
             length = int(round(k * period))
-            if low <= length <= min(high, n - 1):
-                start, _ = _best_start(motion, length, 0, n - 1)
-            else:
-                start = None
-            if start is not None:
+            start = _best_start(motion, length, 0, n - 1)[0] if low <= length <= min(high, n - 1) else None
+            placed = _placed(segment, start, k * period, span) if start is not None else None
+            if placed is not None:
+                # Graded at its length in seconds, not as rounded to frames: the same motion at any rate scores the same.
+                ideal = min(start * span, segment.num_frames - 1 - k * period * span)
                 correlation = float(r[min(length, len(r) - 1)])
-                candidates.append(Candidate(int(frames[offset + start]), int(frames[offset + start + length]), k, raw_visibility(motion.clip, start, start + length), correlation))
+                candidates.append(Candidate(int(frames[first + placed[0]]), int(frames[first + placed[1]]), k,
+                                            raw_visibility(segment, ideal, ideal + k * period * span), correlation,
+                                            graded=(first + ideal, first + ideal + k * period * span)))
     if closed and not candidates:
         # A pre-cut cycle is shorter than two of its periods: say so rather than "nothing repeats".
         raise LoopError(f"no loop of {cycles} cycles fits: the clip is one closed loop (its last frame repeats its first), "
@@ -263,8 +316,9 @@ def find_loops(clip: Clip, min_length: float = 0.4, max_length: float = 4.0, cyc
     for candidate in candidates:
         candidate.grade = grade(candidate.score, candidate.correlation)
     order = {"GOOD": 0, "FAIR": 1, "POOR": 2}
-    candidates.sort(key=lambda c: (order[c.grade], c.score))
-    return Detection(candidates[:limit], period, np.arange(len(r)), r)
+    # Of two POOR cuts, one of a motion that repeats there (a poor raw seam, which Make Loop closes) comes first.
+    candidates.sort(key=lambda c: (order[c.grade], c.correlation < REPEATS, c.score))
+    return Detection(candidates[:limit], period * span if period else None, np.arange(len(r)) * span, r)
 
 
 def _longer_loop(clip, min_length, max_length, cycles, skip_edges):

@@ -6,8 +6,8 @@ import numpy as np
 
 from ..errors import LoopError
 from ..measure import grounding, verdict
-from ..measure.seam import clip_baseline, largest_step_ratio as _largest_step_ratio, motion_share, seam_metrics, SeamMetrics
-from ..motion import contacts, footlock, quat, root as root_motion
+from ..measure.seam import clip_baseline, floored, largest_step_ratio as _largest_step_ratio, motion_share, seam_metrics, SeamMetrics
+from ..motion import contacts, footlock, kinematics, quat, root as root_motion
 from ..motion.clip import Clip
 from . import stitch, travel
 
@@ -123,6 +123,8 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
 
     candidates = params.candidates()
     trial = _ends(segment, params, root_blend) if len(candidates) > 1 else segment
+    # AUTO makes each method with the feet locked and without: the lock can make a pop the loop without it does not have.
+    locks = (True, False) if params.method == "AUTO" and lock_feet else (lock_feet,)
     made, failure = [], None
     for candidate in candidates:  # one, or each AUTO method: a vectorized pass each
         try:
@@ -130,41 +132,48 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
         except LoopError as error:  # AUTO: this method's own default timings do not fit the range; the next may
             failure = error
             continue
-        looped = _close(clip, trial, first, candidate, travel_root, root_blend, lock_feet)
-        made.append((candidate, looped, seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (trial,))))
+        free = _close(clip, trial, first, candidate, travel_root, root_blend, False)
+        for lock in locks:
+            looped = footlock.lock_feet(trial, free, travel_root) if lock and candidate.method != "NONE" else free
+            made.append((candidate, looped, seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (trial,)), lock))
     if not made:
         raise failure
-    take = clip if trial is segment else trial  # a long loop's ends stand for its take too
-    skates = _skating_beyond_the_take(take, [looped for _, looped, *_ in made], travel_root) if len(made) > 1 else None
-    kept = kept_trial([seam for _, _, seam, _ in made], skates, [body.off for *_, body in made])
-    chosen, looped, after, body = made[kept]
-    if trial is not segment:  # ranked on the ends: the kept method makes the whole loop
-        looped = _close(clip, segment, first, chosen, travel_root, root_blend, lock_feet)
+    ranked_whole = trial is segment
+    kept = _kept(made, clip if ranked_whole else trial, segment, travel_root, before, None if ranked_whole else trial.num_frames // 2)
+    chosen, looped, after, body, feet_locked = made[kept]
+    if not ranked_whole:  # ranked on the ends: the kept method makes the whole loop
+        looped = _close(clip, segment, first, chosen, travel_root, root_blend, feet_locked)
         after, body = seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (segment,))
-    feet_locked = lock_feet
-    if params.method == "AUTO" and lock_feet:
-        looped, after, body, feet_locked = _unlocked_if_it_pops(clip, segment, first, chosen, travel_root, root_blend,
-                                                                (looped, after, body), reference)
-    tried = tuple(MethodTrial(candidate.method, after if k == kept else seam)
-                  for k, (candidate, _, seam, _) in enumerate(made)) if params.method == "AUTO" else ()
+    tried = tuple(MethodTrial(candidate.method, after if k == kept else seam) for k, (candidate, _, seam, _, lock) in enumerate(made)
+                  if lock == feet_locked) if params.method == "AUTO" else ()
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)
     return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried,
                       feet_locked)
 
 
-def _unlocked_if_it_pops(clip, segment, first, chosen, travel_root, root_blend, made, reference):
-    """AUTO's loop ``made`` (looped, seam, body) with its feet locked, and True; or the same method's loop without the lock,
-    and False, when the lock makes a joint pop (:func:`..measure.seam.largest_step_ratio` beyond verdict.SEEN) and the loop
-    without it neither pops nor shows more at the seam (or than an ordinary frame)."""
-    looped, after, body = made
-    if _largest_step_ratio(looped, segment, travel_root) <= verdict.SEEN:
-        return (*made, True)
-    unlocked = _close(clip, segment, first, chosen, travel_root, root_blend, False)
-    seam = seam_metrics(unlocked, travel_root, reference)
-    if _largest_step_ratio(unlocked, segment, travel_root) > verdict.SEEN or seam.visibility > max(after.visibility, 1.0):
-        return (*made, True)
-    return unlocked, seam, grounding.of_clip(unlocked, None, (segment,)), False
+def _kept(made, take, raw, travel_root, before, join=None):
+    """Index of the loop AUTO keeps among ``made`` (method, loop, seam, body, feet locked): of those whose own verdict is
+    the best any has (one that pops against the raw cut ``raw``, leaves the floor or shows more than the raw cut's seam
+    ``before`` never stands before one that does not), the one :func:`kept_trial` keeps. join: where a long loop's ends
+    (see :func:`_ends`) meet, a step that is no frame's."""
+    if len(made) == 1:
+        return 0
+    own = floored(_largest_steps(raw, None))
+    pops = [(_largest_steps(looped, join) / np.maximum(own, 1e-9)).max() for _, looped, *_ in made]
+    words = [verdict.WORDS.index(verdict.of_seam(seam.visibility, seam.velocity_jump_ratio, body.floor_offset, body.pelvis_offset,
+                                                 step_ratio=pop, raw_visibility=before.visibility).word)
+             for (_, _, seam, body, _), pop in zip(made, pops)]
+    passing = [k for k, word in enumerate(words) if word == min(words)]
+    skates = _skating_beyond_the_take(take, [made[k][1] for k in passing], travel_root) if len(passing) > 1 else None
+    return passing[kept_trial([made[k][2] for k in passing], skates, [made[k][3].off for k in passing])]
+
+
+def _largest_steps(clip, join):
+    """Each joint's largest move between two of the ``clip``'s frames ``(B,)``, the step into frame ``join`` left out: as
+    played, a CLAMP loop's largest step is one inside its cycle, its last frame being the next cycle's first."""
+    steps = np.linalg.norm(np.diff(kinematics.clip_forward_kinematics(clip, dtype=np.float32)[..., :3, 3], axis=0), axis=-1)
+    return (np.delete(steps, join - 1, axis=0) if join else steps).max(axis=0)
 
 
 def concerns(result: LoopResult, take: Clip) -> tuple[str, ...]:

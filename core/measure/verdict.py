@@ -119,6 +119,20 @@ def motion_concerns(share: float) -> tuple[str, ...]:
     return (f"the loop barely moves: its joints move at {100.0 * share:.0f}% of the take's speed",)
 
 
+#: A cut whose motion correlates less than this with itself one loop later does not repeat (Find Loop's floor for FAIR); a
+#: repeating motion reaches 0.8 or more.
+REPEATS = 0.5
+
+
+def repeat_concerns(correlation: float | None) -> tuple[str, ...]:
+    """What a verdict says of a loop cut where the motion does not repeat (``correlation``: Find Loop's autocorrelation at
+    the loop's length, None when the range was given): its ends are moves that differ, however smooth the seam is made."""
+    if correlation is None or correlation >= REPEATS:
+        return ()
+    return (f"the motion does not repeat here: one loop later it correlates {correlation:.2f} with itself (a repeating "
+            f"motion {0.8:g} or more), so the loop joins moves that differ",)
+
+
 def failed(reason: str) -> Verdict:
     """The verdict of a task that made nothing."""
     return Verdict(FAILED, (reason,))
@@ -150,14 +164,19 @@ def of_transition(metrics: dict) -> Verdict:
 
 
 def of_seam(visibility: float, velocity_jump_ratio: float, floor_offset: float = 0.0, pelvis_offset: float = 0.0,
-            concerns: tuple = (), step_ratio: float = 0.0) -> Verdict:
+            concerns: tuple = (), step_ratio: float = 0.0, raw_visibility: float | None = None) -> Verdict:
     """The verdict of a loop's seam: its visibility and velocity jump over the clip's own, the body's offsets (metres), and
     a one-frame pop: ``step_ratio``, a joint's largest move between two frames over its largest in the cut
     (:func:`~.seam.largest_step_ratio`), judged only beyond SEEN, since a joint's largest step varies from one stretch of
-    motion to the next more than the measures above do."""
+    motion to the next more than the measures above do. raw_visibility: the raw cut's seam visibility, when known; a loop
+    that shows more than it (and more than the clip's own) is VISIBLE: the loop made the cut worse."""
     pops = [Measure("largest joint step per frame", step_ratio)] if step_ratio > SEEN else []
-    return judge([Measure("seam visibility", visibility), Measure("seam velocity jump", velocity_jump_ratio), *pops],
-                 floor_offset, pelvis_offset, concerns)
+    judged = judge([Measure("seam visibility", visibility), Measure("seam velocity jump", velocity_jump_ratio), *pops],
+                   floor_offset, pelvis_offset, concerns)
+    if raw_visibility is None or visibility <= max(raw_visibility, SAME):
+        return judged
+    worse = f"the loop shows more than the raw cut: seam visibility {visibility:.2f} against the cut's {raw_visibility:.2f}"
+    return Verdict(VISIBLE, (*judged.reasons, worse), judged.measures)
 
 
 def of_composition(junctions: list, seam_visibility: float | None = None, floor_offset: float = 0.0, pelvis_offset: float = 0.0) -> Verdict:

@@ -215,3 +215,28 @@ def test_a_transition_off_its_clips_floor_is_never_good():
     assert verdict.of_transition(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0}).word == "GOOD"
     assert verdict.of_transition(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0, "visibility": 1.2}).word == "CHECK"
     assert verdict.of_transition(metrics | {"floor_offset": 0.01, "pelvis_offset": 0.0, "visibility": 1.6}).word == "VISIBLE"
+
+
+def _loop_entry(grade, correlation, after=0.6, before=3.0):
+    """A make-loop entry of a found cut (its grade and correlation) whose loop's seam plays at ``after`` (the raw cut's:
+    ``before``); on the floor, moving as its take."""
+    seam = {"visibility": after, "velocity_jump_ratio": 0.4, "max_velocity_jump_m_per_s": 0.1, "max_step_m": 0.0}
+    return {"grade": grade, "correlation": correlation, "loop_fine": after <= 1.0, "seam_after": seam,
+            "seam_before": seam | {"visibility": before}, "grounding": {}, "motion_share": 1.0}
+
+
+def test_a_cut_whose_motion_does_not_repeat_says_so_however_fine_its_loop():
+    """Forward jumps and a turn (CMU 01_01: correlation 0.48 one loop later), a wave over an idle's sway (Bandai: 0.08)."""
+    differs = _loop_entry("POOR", 0.08)
+    judged = report.verdict(differs)
+    assert judged.word == "CHECK" and judged.reasons[0].startswith("the motion does not repeat here: one loop later it correlates 0.08")
+    assert report.cut_grade(differs) == "POOR"  # never "POOR cut, loop fine"
+    # A repeating motion whose raw cut was poor and whose loop is fine: the loop closes it, and says both.
+    repeats = _loop_entry("POOR", 0.95)
+    assert report.verdict(repeats).word == "GOOD" and report.cut_grade(repeats) == "POOR cut, loop fine"
+
+
+def test_a_loop_that_shows_more_than_its_raw_cut_is_visible():
+    worse = report.verdict(_loop_entry("GOOD", 0.95, after=1.3, before=0.5))
+    assert worse.word == "VISIBLE" and "the loop shows more than the raw cut: seam visibility 1.30 against the cut's 0.50" in worse.reasons
+    assert report.verdict(_loop_entry("GOOD", 0.95, after=0.9, before=0.5)).word == "GOOD"  # more, but no more than an ordinary frame

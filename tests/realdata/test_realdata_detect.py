@@ -86,8 +86,11 @@ def test_clips_without_a_gait_are_graded_honestly(loopsmith, blank, mocap_dir, n
     _, clip = _read(loopsmith, mocap_dir / name)
     detection = loopsmith.core.loop.detect.find_loops(clip)
     for candidate in detection.candidates:
-        first = int(candidate.frame_start - clip.frames[0])
-        raw = clip.slice_frames(first, first + candidate.length + 1)
+        # The cut graded is the one found, its length in seconds: between frames at 30 fps, a pose every 1/30 s.
+        first, last = candidate.graded
+        assert abs(first - (candidate.frame_start - clip.frames[0])) <= 0.5 and abs(last - first - candidate.length) <= 0.5
+        times = np.linspace(first, last, int(round(last - first)) + 1)
+        raw = loopsmith.core.motion.sampling.sample_clip(clip, times, "CUBIC", clip.fps * (len(times) - 1) / (last - first))
         root = loopsmith.core.motion.root.find_moving_root(raw)
         measured = loopsmith.core.measure.seam.seam_metrics(raw, root).visibility
         assert candidate.score == pytest.approx(measured, rel=0.05), candidate  # the score is the raw seam

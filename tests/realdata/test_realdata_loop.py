@@ -128,3 +128,17 @@ def test_before_numbers_measure_the_cut_not_the_walk(loopsmith, gait, root_mode)
     result = _make_loop(obj, start, end, root_mode=root_mode)
     # The raw cut's own seam; counting the 4 m walked as a jump read 679 and 188 m/s.
     assert 1.0 < result.visibility_before < 20.0 and result.jump_before < 10.0, (result.visibility_before, result.jump_before)
+
+
+@pytest.mark.parametrize("range_mode", ["FOUND", "AUTO"])
+def test_a_cut_whose_motion_does_not_repeat_says_so_in_the_button_s_report(loopsmith, blank, mocap_dir, capfd, range_mode):
+    """The Bandai wave: its body sways where the hand waves, so one loop later it correlates 0.08 with itself; the loop's
+    seam is fine, and the report says the motion does not repeat (from Find Loop's list or its own search)."""
+    import_bvh(mocap_dir / "dataset-2_wave-right-hand_normal_021.bvh")
+    if range_mode == "FOUND":
+        assert bpy.ops.loopsmith.find_loop() == {"FINISHED"}
+        assert bpy.context.scene.loopsmith.candidates[0].correlation < 0.5
+    capfd.readouterr()
+    assert bpy.ops.loopsmith.make_loop(range_mode=range_mode) == {"FINISHED"}
+    said = "".join(capfd.readouterr())
+    assert ": CHECK; the motion does not repeat here: one loop later it correlates 0.0" in said, said

@@ -1,11 +1,11 @@
-"""Loops of real takes that carry their motion and verdicts that see what is wrong: AUTO tries the kept method without
-foot locking when the lock makes a one-frame pop; Find Loop never picks a still stretch of a walk, and a loop of one is
-never GOOD."""
+"""Loops of real takes that carry their motion and verdicts that see what is wrong: AUTO makes every method with the feet
+locked and without and keeps one whose own verdict passes (no one-frame pop); Find Loop never picks a still stretch of a
+walk, and a loop of one is never GOOD."""
 
 import numpy as np
 import pytest
 
-from core.formats import bvh, bvh_clip
+from core.formats import acclaim, bvh, bvh_clip
 from core.loop import detect, make, stitch
 from core.motion import sampling
 from core.measure import verdict
@@ -62,3 +62,27 @@ def test_a_walk_resampled_grades_and_judges_as_at_its_own_rate(mocap_dir, fps):
         judged = verdict.of_seam(made.after.visibility, made.after.velocity_jump_ratio, made.body.floor_offset, made.body.pelvis_offset)
         # The cut of a walk that repeats cleanly is never POOR for its frame rate (a 120 fps cut scored 16x a 30 fps one).
         assert found.best.grade != "POOR" and judged.word == verdict.GOOD, (clip.fps, found.best, judged.reasons)
+
+
+def test_auto_keeps_what_passes_its_own_verdict(mocap_dir):
+    """The side-step right, two cycles: the crossfade's seam plays least visibly but it moves a leg 1.8x as far in a frame
+    as the walk does (locked or not); AUTO makes every method with the feet locked and without and keeps a loop that passes."""
+    clip = bvh_clip.clip_from_bvh(bvh.read_bvh(mocap_dir / "dataset-1_walk-right_normal_001.bvh"), 0.01, "Y")
+    auto = make.make_loop(clip, 44, 112, stitch.StitchParameters())
+    crossfade = make.make_loop(clip, 44, 112, stitch.StitchParameters(method="CROSSFADE"))
+    assert make.largest_step_ratio(crossfade) > verdict.SEEN and crossfade.after.visibility < auto.after.visibility
+    judged = verdict.of_seam(auto.after.visibility, auto.after.velocity_jump_ratio, auto.body.floor_offset, auto.body.pelvis_offset,
+                             step_ratio=make.largest_step_ratio(auto))
+    assert auto.method != "CROSSFADE" and judged.word == verdict.GOOD, (auto.method, judged.reasons)
+    # Locked, cubic plays at 1.07 here: without the lock, 0.75.
+    assert not auto.feet_locked and auto.after.visibility < 0.8
+
+
+def test_auto_never_keeps_a_cmu_loop_that_pops_when_another_passes(cmu):
+    """CMU's 05_03 (Acclaim, 120 fps), frames 100-434: the crossfade's seam plays least visibly but a joint jumps 46x as far
+    in a frame as the dance moves it (over 100 m/s); AUTO keeps a method without the pop."""
+    skeleton = acclaim.read_asf(cmu / "05.asf")
+    clip = acclaim.clip_from_acclaim(skeleton, acclaim.read_amc(cmu / "05_03.amc", skeleton))
+    auto = make.make_loop(clip, 100, 434, stitch.StitchParameters())
+    assert make.largest_step_ratio(make.make_loop(clip, 100, 434, stitch.StitchParameters(method="CROSSFADE"))) > 10.0
+    assert auto.method != "CROSSFADE" and make.largest_step_ratio(auto) <= verdict.SEEN, (auto.method, make.largest_step_ratio(auto))

@@ -62,19 +62,28 @@ def _figure(result):
                          for (first, last, label), colour in zip(cycles, charts.CLIP_COLOURS)]}
 
 
+def _repeats(entry):
+    """Whether the motion of a loop entry's cut repeats (True when the range was given or the entry predates correlations)."""
+    return entry.get("correlation", 1.0) >= verdicts.REPEATS
+
+
 def _concerns(entry):
-    """What a loop's user should look at beyond its seam's numbers: a cut that barely repeats, whose loop is not fine; a take
-    whose feet stand off the floor; a loop that barely moves against its take."""
-    poor = ("the motion barely repeats here (a POOR cut); try --range",) if entry.get("grade") == "POOR" and not entry.get("loop_fine") else ()
-    return (poor + verdicts.floor_concerns(entry.get("grounding", {}).get("take_floor_m", 0.0))
+    """What a loop's user should look at beyond its seam's numbers: a cut where the motion does not repeat; a cut that barely
+    repeats, whose loop is not fine; a take whose feet stand off the floor; a loop that barely moves against its take."""
+    poor = () if entry.get("grade") != "POOR" or entry.get("loop_fine") or not _repeats(entry) else (
+        "the motion barely repeats here (a POOR cut); try --range",)
+    differs = tuple(f"{concern}; try --range" for concern in verdicts.repeat_concerns(entry.get("correlation")))
+    return (differs + poor + verdicts.floor_concerns(entry.get("grounding", {}).get("take_floor_m", 0.0))
             + verdicts.motion_concerns(entry.get("motion_share", 1.0)))
 
 
 def verdict(entry):
-    """The loop's :class:`~....core.measure.verdict.Verdict`: its seam as played and its body's place against the clip's."""
+    """The loop's :class:`~....core.measure.verdict.Verdict`: its seam as played (against the raw cut's too) and its body's
+    place against the clip's."""
     after, grounding = entry["seam_after"], entry.get("grounding", {})
     return verdicts.of_seam(after["visibility"], after.get("velocity_jump_ratio", 0.0), grounding.get("floor_offset_m", 0.0),
-                            grounding.get("pelvis_offset_m", 0.0), _concerns(entry), entry.get("largest_step_ratio", 0.0))
+                            grounding.get("pelvis_offset_m", 0.0), _concerns(entry), entry.get("largest_step_ratio", 0.0),
+                            entry["seam_before"]["visibility"])
 
 
 def loop_entry(path, armature, outputs, result, detection, start, end, seconds, motion_share=1.0):
@@ -119,9 +128,10 @@ def loop_entry(path, armature, outputs, result, detection, start, end, seconds, 
             grade=detection.best.grade,
             cycles=detection.best.cycles,
             score=round(detection.best.score, 4),
+            correlation=round(detection.best.correlation, 4),
             detection={
                 "period_frames": round(float(detection.period), 3) if detection.period else None,
-                "lags": [int(v) for v in detection.lags[::stride]],
+                "lags": entries.rounded(detection.lags[::stride], 2),  # frames: a fraction of one at 24 fps (searched 1/30 s apart)
                 "correlation": entries.rounded(detection.correlation[::stride], 4),
                 "candidates": [
                     {"range": [c.frame_start, c.frame_end], "length": c.length, "cycles": c.cycles, "score": round(c.score, 4), "grade": c.grade}
@@ -225,9 +235,10 @@ def _cycles(count):
 
 
 def cut_grade(entry, given="-"):
-    """A loop entry's grade (Find Loop's, of the raw cut; ``given`` when the range was); a POOR cut whose loop is fine says both."""
+    """A loop entry's grade (Find Loop's, of the raw cut; ``given`` when the range was); a POOR cut of a motion that repeats
+    whose loop is fine says both."""
     grade = entry.get("grade", given)
-    return "POOR cut, loop fine" if grade == "POOR" and entry.get("loop_fine") else grade
+    return "POOR cut, loop fine" if grade == "POOR" and entry.get("loop_fine") and _repeats(entry) else grade
 
 
 def loop_grade(entry, given="-"):
@@ -242,8 +253,10 @@ def _method_facts(entry):
     if "methods_tried" not in entry:
         return f" Method: {entry['method'].lower()}." if entry.get("method") else ""
     tried = "; ".join(f"{t['method'].lower()} {t['visibility']:.2f}, {t['max_velocity_jump_m_per_s']:.2f} m/s" for t in entry["methods_tried"])
-    return (f" Method: {entry['method_chosen'].lower()}, the least visible of those made, short of one whose feet slide at the seam "
-            f"(seam visibility as played, velocity jump: {tried}).")
+    feet = "locked" if entry.get("feet_locked", True) else "not locked (the lock made it worse)"
+    return (f" Method: {entry['method_chosen'].lower()}, the least visible of those made whose own verdict is best (none that pops, "
+            f"leaves the floor or shows more than the raw cut stands before one that does not), short of one whose feet slide at "
+            f"the seam; feet {feet} (seam visibility as played, velocity jump: {tried}).")
 
 
 def row(entry):

@@ -1,0 +1,71 @@
+"""The same motion at 24, 30, 60, 120 and 240 fps: Find Loop finds the same range in seconds (within a frame at each rate)
+and the same grade, and Make Loop's verdict is the same."""
+
+import numpy as np
+import pytest
+
+from core.formats import acclaim, bvh, bvh_clip
+from core.loop import detect, make, stitch
+from core.measure import verdict
+from core.motion import sampling
+from helpers import CORPUS, NO_CORPUS
+
+RATES = (24.0, 30.0, 60.0, 120.0, 240.0)
+
+
+def _at(clip, fps):
+    """The clip resampled to ``fps`` (cubic), starting at its first frame."""
+    return sampling.sample_clip(clip, np.arange(int((clip.num_frames - 1) * fps / clip.fps) + 1) * clip.fps / fps, "CUBIC", fps)
+
+
+def _found(clip):
+    """(range in seconds from the clip's first frame, the best candidate's grade, the loop's verdict word and reasons)."""
+    (start, end), detection = detect.loop_range(clip)
+    made = make.make_loop(clip, start, end, stitch.StitchParameters())
+    judged = verdict.of_seam(made.after.visibility, made.after.velocity_jump_ratio, made.body.floor_offset, made.body.pelvis_offset,
+                             make.concerns(made, clip), make.largest_step_ratio(made))
+    seconds = (np.array([start, end]) - clip.frames[0]) / clip.fps
+    return seconds, detection.best.grade, judged
+
+
+def _same_at_every_rate(clip):
+    """Asserts the clip's range (within a frame at each rate of its range at 240 fps), grade and verdict are the same at
+    every rate; the verdict at 240 fps."""
+    finest, finest_grade, finest_verdict = _found(_at(clip, 240.0))
+    for fps in RATES[:-1]:
+        seconds, grade, judged = _found(_at(clip, fps))
+        assert np.abs(seconds - finest).max() <= 1.0 / fps + 1e-6, (fps, seconds, finest)
+        assert (grade, judged.word) == (finest_grade, finest_verdict.word), (fps, judged.reasons, finest_verdict.reasons)
+    return finest_verdict
+
+
+def _bandai(mocap_dir, name, first, last):
+    clip = bvh_clip.clip_from_bvh(bvh.read_bvh(mocap_dir / name), 0.01, "Y")
+    return clip.slice_frames(first, last)
+
+
+@pytest.mark.parametrize("name, first, last", [("dataset-1_walk_normal_001.bvh", 60, 195), ("dataset-1_run_happy_001.bvh", 40, 140)])
+def test_a_bandai_take_loops_alike_at_every_rate(mocap_dir, name, first, last):
+    assert _same_at_every_rate(_bandai(mocap_dir, name, first, last)).word == verdict.GOOD
+
+
+def test_a_cmu_take_finds_the_same_range_at_every_rate(cmu):
+    """CMU's 05_01 (120 fps, Acclaim): its first 3 s, walking steps, at every rate."""
+    skeleton = acclaim.read_asf(cmu / "05.asf")
+    clip = acclaim.clip_from_acclaim(skeleton, acclaim.read_amc(cmu / "05_01.amc", skeleton)).slice_frames(0, 360)
+    found = {fps: detect.find_loops(_at(clip, fps) if fps != clip.fps else clip).best for fps in RATES}
+    first = clip.frames[0]  # every rate's too
+    finest = np.array([found[240.0].frame_start - first, found[240.0].frame_end - first]) / 240.0
+    for fps, best in found.items():
+        seconds = np.array([best.frame_start - first, best.frame_end - first]) / fps
+        assert np.abs(seconds - finest).max() <= 1.0 / fps + 1e-6, (fps, seconds, finest)
+        assert best.grade == found[240.0].grade
+
+
+@pytest.mark.skipif(NO_CORPUS is not None, reason=str(NO_CORPUS))
+@pytest.mark.parametrize("name", ["dme_xia_neutral_01_000.bvh", "dme_xia_old_13_000.bvh"])
+def test_a_120_fps_walk_loops_alike_and_good_at_every_rate(name):
+    """Xia's style walks (120 fps): at 60 fps main's search picked another cut, POOR and VISIBLE."""
+    info = bvh.read_bvh(CORPUS / name)
+    up = bvh.up_axis(info)
+    assert _same_at_every_rate(bvh_clip.clip_from_bvh(info, bvh.suggest_scale(info, up)[0], up)).word == verdict.GOOD
