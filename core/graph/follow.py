@@ -25,6 +25,7 @@ speed comes from the clips chosen, and the motion ends where its travel
 reaches the path's end.
 """
 
+import collections
 import dataclasses
 import heapq
 import time
@@ -34,6 +35,7 @@ import numpy as np
 
 from ..compose.sequence import Composition
 from ..errors import GraphError
+from ..measure import grounding
 from ..motion import contacts, footlock, kinematics, quat, root as root_motion
 from ..motion.clip import Clip
 from ..transition.make import shows
@@ -56,9 +58,12 @@ MAX_VISIBLE = 1.0  # a junction more visible than its clips' own motion (beyond 
 ATTEMPTS = 16  # plans tried, each without the transitions the ones before showed too visible (a figure eight on the shared Bandai
 # walks, runs and turns takes 16: its junctions into and out of the turning clips show by 1.003-1.04 on the first 8)
 STAND_SECONDS = 1.0  # a pose stands where its clip travels under MIN_TRAVEL_SPEED for this long after it; a standing end holds it so long
-STOP_SEARCH_METRES = 4.0  # a standing end is searched from the walk's nodes this far before the path's end
+STOP_SEARCH_METRES = 8.0  # a standing end is searched from the walk's nodes this far before the path's end
+STOP_TRANSITION_METRES = 0.1  # a way into a standing pose that stops this much further from the path's end is as good as one with a
+# transition fewer
 STRETCH_METRES = 5.0  # the travel before a stop is stretched or shrunk over this much of the path so the stop lands on the path's end,
 MAX_STRETCH = 0.1  # by at most this share of it (the planted feet absorb a stride 10% longer or shorter)
+AIMS = 3  # a standing end that misses the path's end is planned again this many times at most, aiming as far the other way
 ENDS = ("stand", "walk")  # how the walk ends: in a standing pose where the library has one, or walking on to the path's end
 MIN_PIECE_FRAMES = 31  # the rendered walk keeps at least this many frames (a piece's shortest second) before it is cut at the end
 
@@ -247,8 +252,9 @@ def _asked_speed(path, speed, library, travelling, reach):
     return asked
 
 
-def _edge_rows(graph, library, edge, horizon):
-    """(library rows the edge plays, then on in its clip up to ``horizon`` rows in all; how many the edge itself plays)."""
+def _edge_rows(graph, library, edge, horizon, ends=None):
+    """(library rows the edge plays, then on in its clip up to ``horizon`` rows in all but not past its last node's frame
+    ``ends[clip]`` (counted from its first) where given; how many the edge itself plays)."""
     nodes = graph.nodes
     played = int(edge["frames"])
     if edge["kind"] == "clip":
@@ -257,7 +263,8 @@ def _edge_rows(graph, library, edge, horizon):
     else:  # a transition's blend and hold play the clip it lands in, up to the node it lands on
         clip = nodes[edge["to"]]["clip"]
         first = nodes[edge["to"]]["frame"] - graph.clips[clip]["first_frame"] - int(graph.edges[edge["index"]]["frames"])
-    stop = min(first + max(played, horizon), graph.clips[clip]["frames"])
+    last = graph.clips[clip]["frames"] if ends is None else max(ends[clip] + 1, first + played)
+    stop = min(first + max(played, horizon), last, graph.clips[clip]["frames"])
     return library.starts[clip] + np.arange(first, stop), played
 
 
@@ -269,17 +276,23 @@ class _Planner:
         self.fps = float(graph.settings["fps"])
         self.horizon = max(int(round(horizon * self.fps)), 1)
         self.samples = np.array([max(int(round(share * self.horizon)), 1) for share in TRAJECTORY_SHARES])
+        self.ends = {}  # per clip: its last node's frame, counted from its first; past it the walk must have left the clip
+        for node in graph.nodes:
+            clip = node["clip"]
+            self.ends[clip] = max(self.ends.get(clip, 0), node["frame"] - graph.clips[clip]["first_frame"])
 
     def heading(self, arc):
         return np.interp(arc, self.path.arc, self.path.heading)
 
     def score(self, edge, arc, error):
         """(cost, arc and heading error after the edge) of playing ``edge`` from ``arc`` metres along with ``error`` radians."""
-        rows, played = _edge_rows(self.graph, self.library, edge, self.horizon)
+        rows, played = _edge_rows(self.graph, self.library, edge, self.horizon, self.ends)
         travel = arc + np.cumsum(self.library.forward[rows])
         turned = np.cumsum(self.library.turn[rows])
         wanted = float(np.interp(arc, self.path.arc, self.asked)) / self.fps  # metres per frame
-        at = np.minimum(self.samples, len(rows)) - 1
+        # Past the clip's last node the horizon stands still: a stretch running into a clip's end is judged by the travel it loses.
+        at = self.samples - 1
+        travel, turned = (np.r_[values, np.full(max(at[-1] + 1 - len(values), 0), values[-1])] for values in (travel, turned))
         off_speed = (travel[at] - arc - wanted * (at + 1)) / (wanted * self.horizon)
         off_heading = (error + turned[at] - (self.heading(travel[at]) - self.heading(arc))) / HEADING_SCALE
         sideways = self.library.side[rows].mean() / wanted
@@ -328,22 +341,33 @@ class _Planner:
                 total += 0.5 * self.library.forward[first:first + blend].sum()
         return total
 
-    def stop(self, path, arcs, standing, allowed):
-        """``path`` ended in a standing pose: cut after the edge from whose node the quickest way into a standing node (then
-        :data:`STAND_SECONDS` in its clip) stops nearest the path's end, searched over the last :data:`STOP_SEARCH_METRES`;
-        None when no standing node can be reached."""
-        graph, out = self.graph, out_edges(self.graph)
-        best = None
-        for k in range(len(path) - 1, -1, -1):
-            if arcs[k] < self.path.length - STOP_SEARCH_METRES and best is not None:
-                break
-            route = _route_to(graph, out, path[k]["to"], standing, allowed)
-            if route is not None:
-                miss = abs(arcs[k] + self.travel(route) - self.path.length)
-                if best is None or miss < best[0]:
-                    best = (miss, k, route)
+    def stop(self, path, arcs, standing, allowed, aim=0.0):
+        """``path`` ended in a standing pose (then :data:`STAND_SECONDS` in its clip): of the ways from the walk's nodes over
+        its last :data:`STOP_SEARCH_METRES` into a standing node, the one that stops nearest the path's end (each transition
+        counting :data:`STOP_TRANSITION_METRES` more), else the quickest from its end; None when none reaches one."""
+        graph, out, length = self.graph, out_edges(self.graph), self.path.length + aim
+        first = next((k for k, arc in enumerate(arcs) if arc >= length - STOP_SEARCH_METRES), len(path) - 1)
+        queue = collections.deque((k, path[k]["to"], arcs[k], ()) for k in range(first, len(path)))
+        seen, best = set(), None
+        while queue:  # breadth first over (node, travel to the centimetre's 5): a few thousand states
+            k, node, arc, route = queue.popleft()
+            for index in out[node]:
+                edge = dict(graph.edges[index], index=index)
+                if graph.nodes[edge["to"]]["clip"] not in allowed:
+                    continue
+                after, ways = arc + self.travel([edge]), route + (edge,)
+                if edge["to"] in standing:
+                    miss = abs(after - length) + STOP_TRANSITION_METRES * sum(e["kind"] == "transition" for e in ways)
+                    if best is None or miss < best[0]:
+                        best = (miss, k, list(ways))
+                elif after < length + MAX_STRETCH * STRETCH_METRES and (edge["to"], round(after / 0.05)) not in seen:
+                    seen.add((edge["to"], round(after / 0.05)))
+                    queue.append((k, edge["to"], after, ways))
         if best is None:
-            return None
+            route = _route_to(graph, out, path[-1]["to"], standing, allowed)
+            if route is None:
+                return None
+            best = (None, len(path) - 1, route)
         _, k, route = best
         hold, node, frames = [], route[-1]["to"], 0
         while frames < STAND_SECONDS * self.fps:  # the standing clip played on from the node it is reached at
@@ -399,6 +423,12 @@ def _rotate(vectors, angle):
     return np.stack([c * vectors[:, 0] - s * vectors[:, 1], s * vectors[:, 0] + c * vectors[:, 1]], axis=1)
 
 
+def _centreline(position, fps):
+    """(the root's trace ``position (F, 3)`` averaged over :data:`GAIT_SECONDS` ``(F, 2)``, its arc length ``(F,)``)."""
+    centre = _box(position[:, :2], int(round(GAIT_SECONDS * fps)))
+    return centre, np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(centre, axis=0), axis=1))]
+
+
 def _corrected(clip, path, library, stops=False):
     """(the clip with its root laid along the path, the turn ``(F,)`` each frame was given, the centreline's arc ``(F,)``);
     ``stops``: the clip ends standing, its travel over the last :data:`STRETCH_METRES` stretched or shrunk (by at most
@@ -406,10 +436,8 @@ def _corrected(clip, path, library, stops=False):
     pose, _ = root_motion.root_frames(clip, library.root)
     rotation, position = quat.from_matrix(pose[:, :3, :3]), pose[:, :3, 3]
     facing = root_motion.heading(rotation, library.axis)
-    width = int(round(GAIT_SECONDS * clip.fps))
-    centre = _box(position[:, :2], width)
-    along = _box(facing[:, None], width)[:, 0]
-    arc = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(centre, axis=0), axis=1))]
+    centre, arc = _centreline(position, clip.fps)
+    along = _box(facing[:, None], int(round(GAIT_SECONDS * clip.fps)))[:, 0]
     if stops:
         gap = np.clip(path.length - arc[-1], -MAX_STRETCH * STRETCH_METRES, MAX_STRETCH * STRETCH_METRES)
         arc = arc + gap * np.clip((arc - arc[-1]) / STRETCH_METRES + 1.0, 0.0, 1.0)
@@ -519,10 +547,12 @@ def _cut(composition, arc, length):
 
 
 def plan(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np.ndarray | None = None, speed: float | None = None,
-         words: tuple | list = (), horizon: float = HORIZON_SECONDS, end: str = "stand") -> tuple[MotionGraph, list[dict], Path, np.ndarray, list]:
+         words: tuple | list = (), horizon: float = HORIZON_SECONDS, end: str = "stand",
+         aim: float = 0.0) -> tuple[MotionGraph, list[dict], Path, np.ndarray, list]:
     """(the graph the walk may use, the walk: :mod:`.synth`'s path of edges, those into and in a standing pose at its end
     marked ``"stand"``, the :class:`Path`, the speed asked along it ``(N,)`` m/s, the corners the clips cannot turn); see
-    :func:`follow`."""
+    :func:`follow`. aim: metres past the path's end a standing end aims to stop at (its travel as rendered differs from the
+    plan's)."""
     points, speeds = check_points(points, speeds)
     library = _library(clips)
     allowed = allowed_clips(graph, words)
@@ -542,7 +572,7 @@ def plan(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np.n
     planner = _Planner(graph, library, path, asked, horizon)
     walk, arcs = planner.walk(allowed, set(travelling))
     standing = _standing_nodes(graph, library, allowed) if end == "stand" else set()
-    walk = (planner.stop(walk, arcs, standing, allowed) if standing else None) or walk
+    walk = (planner.stop(walk, arcs, standing, allowed, aim) if standing else None) or walk
     return graph, walk, path, asked, _corners(path, asked, library, travelling)
 
 
@@ -550,11 +580,11 @@ def _rendered(graph, clips, points, speeds, speed, words, attempts, horizon, end
     """((composition, path, corners, planning seconds, whether it ends standing), transitions dropped): the plan rendered whose worst junction is least
     visible, planned again without the transitions that showed (or came too soon after the one before) up to ``attempts``
     times, or until the graph left cannot carry a plan."""
-    best, dropped = None, 0
+    best, dropped, library, aim, aimed, last_walk = None, 0, _library(clips), 0.0, 0, None
     for _ in range(attempts):
         planned = time.perf_counter()
         try:
-            used, walk, path, asked, corners = plan(graph, clips, points, speeds, speed, words, horizon, end)
+            used, walk, path, asked, corners = plan(graph, clips, points, speeds, speed, words, horizon, end, aim)
         except GraphError:
             if best is None:
                 raise
@@ -564,11 +594,24 @@ def _rendered(graph, clips, points, speeds, speed, words, attempts, horizon, end
         if composition is not None:
             worst = max((made.metrics.visibility for made in composition.transitions), default=0.0)
             stands = any(edge.get("stand") for edge in walk)
-            rank = (worst > MAX_VISIBLE + 1e-9, not stands, worst)  # within the target first, then ending standing, then the least visible
+            miss = 0.0
+            if stands:  # a stop the stretch cannot bring onto the path's end does not count as one
+                arc = _centreline(root_motion.root_frames(composition.clip, library.root)[0][:, :3, 3], composition.clip.fps)[1]
+                miss = arc[-1] - path.length
+                stands = abs(miss) <= MAX_STRETCH * STRETCH_METRES
+            # Within the target first, then the body at the clips' heights through every junction, not stopping short of the end,
+            # ending standing, the least visible.
+            off = sum(grounding.stands_off(made.metrics.floor_offset, made.metrics.pelvis_offset) for made in composition.transitions)
+            rank = (worst > MAX_VISIBLE + 1e-9, off, miss < -MAX_STRETCH * STRETCH_METRES, not stands, worst)
             if best is None or rank < best[0]:
                 best = (rank, (composition, path, corners, planning, stands))
-            if not visible:
+            if not visible and (stands or not miss):
                 break
+            if not visible:  # a stop that missed the path's end: planned again aiming as far the other way, else walking to it
+                same = [edge["index"] for edge in walk] == last_walk
+                if aimed == AIMS or same:
+                    end = "walk"
+                aim, aimed, last_walk = aim - miss, aimed + 1, [edge["index"] for edge in walk]
         graph, dropped = without_edges(used, visible), dropped + len(visible)
     if best is None:
         raise GraphError(f"{attempts} plans each kept a transition that comes too soon after the one before: build the graph again")
@@ -601,6 +644,7 @@ def follow(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np
     composition = dataclasses.replace(composition, clip=placed)
     if not stands:  # a standing end stops on the path's end; a walk is cut where it reaches it
         composition = _cut(composition, arc, path.length)
+    composition = _grounded(composition, clips, [entry["name"] for entry in graph.clips])
     own = _clips_skating(composition, clips, [entry["name"] for entry in graph.clips])
     # The walk as the graph renders it, before its root is laid along the path: what the correction adds to its feet.
     as_rendered = _toe_skating(rendered.slice_frames(0, composition.clip.num_frames))
@@ -616,8 +660,16 @@ def _ending(graph, library, words, end, stands, composition):
     if end == "walk":
         return None
     if _standing_nodes(graph, library, allowed_clips(graph, words)):
-        return "no standing pose of the library can be reached from the walk's end: it ends walking"
+        return "no standing pose of the library can be reached to stop on the path's end: the walk ends walking"
     return (f"the library has no standing pose (a clip that stands, or stops, for {STAND_SECONDS:g} s): the walk ends walking")
+
+
+def _grounded(composition, clips, names):
+    """The composition with the body's floor and pelvis offsets (``floor_offset_m``, ``pelvis_offset_m``) measured again on its
+    corrected motion against the clips it plays: the verdict judges the motion written, not the one rendered."""
+    played = [clips[names.index(name)] for name in dict.fromkeys(segment.name for segment in composition.segments)]
+    body = grounding.numbers(grounding.of_clip(composition.clip, None, played))
+    return dataclasses.replace(composition, numbers=dict(composition.numbers, **body))
 
 
 def _toe_skating(clip, frames=slice(None)):

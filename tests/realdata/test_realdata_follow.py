@@ -6,6 +6,7 @@ junction no more visible than its clips; corners the clips cannot turn named, ne
 Run with -s for each path's numbers.
 """
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -14,6 +15,7 @@ import pytest
 from core.errors import GraphError
 from core.formats import bvh, bvh_clip
 from core.graph import build_graph, follow
+from core.measure import verdict
 
 pytestmark = pytest.mark.realdata
 
@@ -76,6 +78,11 @@ def _check_targets(made, points):
     assert numbers["toe_skating_m_s"] <= 1.1 * numbers["clips_toe_skating_m_s"]
     assert numbers["toe_skating_m_s"] <= 1.1 * numbers["rendered_toe_skating_m_s"]
     assert numbers["worst_junction_visibility"] <= 1.0 + 1e-9  # 1: as sharp as the clips' own motion, no sharper
+    # The root laid along the path keeps the body at the clips' heights (the pelvis through every junction): the whole reads GOOD.
+    junctions = [dataclasses.asdict(made.metrics) for made in made.composition.transitions]
+    body = made.composition.numbers
+    assert max([body["pelvis_offset_m"], *(junction["pelvis_offset"] for junction in junctions)]) <= 0.05
+    assert verdict.of_composition(junctions, None, body["floor_offset_m"], body["pelvis_offset_m"]).word == "GOOD"
     clip = made.composition.clip
     assert np.isfinite(clip.rotation).all() and np.allclose(np.linalg.norm(clip.rotation, axis=-1), 1.0, atol=1e-6)
     # It starts on the first point, facing along the path.
