@@ -63,7 +63,7 @@ def main():
     standing, standing_clips = _graph(STANDING)
     _row("straight, stands at end", follow.follow(standing, standing_clips, _paths()["straight 5 m"]))
     minute = np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 30.0]])
-    for label, (g, c) in (("five clips", (graph, clips)), ("two walks", (walks, walk_clips))):
+    for label, (g, c) in (("five clips", (graph, clips)), ("two walks", (walks, walk_clips)), ("standing end", (standing, standing_clips))):
         timings, seconds = [], 0.0
         for _ in range(3):
             started = time.perf_counter()

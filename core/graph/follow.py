@@ -22,7 +22,10 @@ path differs from the walk. The feet are planted again where they were
 planted in the walk (:func:`..motion.footlock.plant_legs`): a planted ankle
 slides as much as in the clips, no more. Travel is never stretched: the
 speed comes from the clips chosen, and the motion ends where its travel
-reaches the path's end.
+reaches the path's end; or, asked to stand where the library has a
+standing pose (a clip that stands, or stops), in one on the path's end,
+the travel over the last :data:`STRETCH_METRES` stretched by at most
+:data:`MAX_STRETCH` to stop there.
 """
 
 import collections
@@ -292,9 +295,9 @@ class _Planner:
         wanted = float(np.interp(arc, self.path.arc, self.asked)) / self.fps  # metres per frame
         # Past the clip's last node the horizon stands still: a stretch running into a clip's end is judged by the travel it loses.
         at = self.samples - 1
-        travel, turned = (np.r_[values, np.full(max(at[-1] + 1 - len(values), 0), values[-1])] for values in (travel, turned))
-        off_speed = (travel[at] - arc - wanted * (at + 1)) / (wanted * self.horizon)
-        off_heading = (error + turned[at] - (self.heading(travel[at]) - self.heading(arc))) / HEADING_SCALE
+        reached = np.minimum(at, len(rows) - 1)  # where the clip has ended by a sample, it stands where it ended
+        off_speed = (travel[reached] - arc - wanted * (at + 1)) / (wanted * self.horizon)
+        off_heading = (error + turned[reached] - (self.heading(travel[reached]) - self.heading(arc))) / HEADING_SCALE
         sideways = self.library.side[rows].mean() / wanted
         cost = np.mean(off_speed ** 2) + np.mean(off_heading ** 2) + sideways ** 2 + TRANSITION_WEIGHT * edge["cost"] * (edge["kind"] == "transition")
         end = min(played, len(rows)) - 1
