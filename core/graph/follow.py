@@ -42,7 +42,7 @@ from ..measure import grounding
 from ..motion import contacts, footlock, kinematics, quat, root as root_motion
 from ..motion.clip import Clip
 from ..transition.make import shows
-from .build import MotionGraph
+from .build import MotionGraph, strongly_connected
 from .synth import out_edges, render_checked, without_edges
 
 HORIZON_SECONDS = 1.0  # how far ahead each edge is judged (played on in its clip past a short edge)
@@ -307,7 +307,8 @@ class _Planner:
         """The edges (as :mod:`.synth`'s paths) that cover the path: from the best start, the cheapest edge at each node."""
         graph, out = self.graph, out_edges(self.graph)
         edges = [dict(edge, index=index) for index, edge in enumerate(graph.edges)]
-        starts = [e for e in edges if e["kind"] == "clip" and graph.nodes[e["from"]]["clip"] in travelling]
+        core = _travelling_core(graph, travelling)
+        starts = [e for e in edges if e["kind"] == "clip" and e["from"] in core and e["to"] in core]
         if not starts:
             raise GraphError("no travelling clip of the motion graph has a stretch to start the path on")
         best = min(starts, key=lambda e: self.score(e, 0.0, 0.0)[0])
@@ -323,8 +324,8 @@ class _Planner:
             if frames > limit:
                 raise GraphError("the walk does not get along the path: its clips travel too little")
             node = choice["to"]
-            # Along the path the walk stays in travelling clips where it can (a standing one is for its end).
-            options = ([edges[index] for index in out[node] if graph.nodes[edges[index]["to"]]["clip"] in travelling]
+            # Along the path the walk stays among travelling clips' nodes it can always walk on from (a standing pose is for its end).
+            options = ([edges[index] for index in out[node] if edges[index]["to"] in core]
                        or [edges[index] for index in out[node] if graph.nodes[edges[index]["to"]]["clip"] in allowed])
             if not options:
                 raise GraphError(f"node {node} of the motion graph leads only to clips not allowed: allow more clips")
@@ -380,6 +381,18 @@ class _Planner:
             hold.append(dict(graph.edges[index], index=index))
             node, frames = graph.edges[index]["to"], frames + graph.edges[index]["frames"]
         return path[:k + 1] + [dict(edge, stand=True) for edge in route + hold]
+
+
+def _travelling_core(graph, travelling):
+    """The nodes ``set`` of the largest strongly connected part of the graph left with only the edges between nodes of
+    ``travelling`` clips: from each, the walk can go on travelling for ever."""
+    kept = [edge for edge in graph.edges if {graph.nodes[edge["from"]]["clip"], graph.nodes[edge["to"]]["clip"]} <= travelling]
+    label = strongly_connected(len(graph.nodes), np.array([e["from"] for e in kept], dtype=int), np.array([e["to"] for e in kept], dtype=int))
+    inside = np.array([node["clip"] in travelling for node in graph.nodes])
+    if not inside.any():
+        return set()
+    largest = int(np.argmax(np.bincount(label[inside])))
+    return set(np.flatnonzero(inside & (label == largest)).tolist())
 
 
 def _route_to(graph, out, source, goals, allowed):
