@@ -136,6 +136,17 @@ def test_a_minute_of_walking_is_planned_as_one_chain_of_edges(small):
     assert len(corners) == 1 and abs(corners[0]["arc"] - 40.0) < 0.5
 
 
+def test_a_minute_on_a_library_that_stands_walks_all_the_way_and_stands_at_its_end(standing):
+    """The wave and the bow are for the end: the walk along the path never passes through them."""
+    graph, clips = standing
+    used, walk, *_ = follow.plan(graph, clips, np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 30.0]]))
+    still = {index for index, entry in enumerate(used.clips) if "wave" in entry["name"] or "bow" in entry["name"]}
+    along = [edge for edge in walk if not edge.get("stand")]
+    assert not {used.nodes[edge[end]]["clip"] for edge in along for end in ("from", "to")} & still
+    assert sum(edge["frames"] for edge in along) / used.settings["fps"] >= 45.0 and walk[-1].get("stand")
+    assert used.nodes[walk[-1]["to"]]["clip"] in still
+
+
 @pytest.mark.parametrize("points, speeds, said", [
     ([], None, "the path is empty"),
     ([[1.0, 2.0], [1.0, 2.0]], None, "the path has no length"),
