@@ -3,8 +3,8 @@ junctions, and how long planning takes.
 
 Targets: the root at most 5 cm from the path on average and 15 cm at most, the end within 20 cm facing along it, toe skating
 at most 1.1x the clips' own over the frames played, every junction no more visible than its clips (1.0), 60 s of motion
-planned in at most 2 s. Libraries: five clips (two walks, a run, a walk turning left, one turning right) and two walks alone
-(for a path longer than the library's travel). Clips are read by the numpy BVH reader. Planning is timed alone (best of
+planned in at most 2 s. Libraries: five clips (two walks, a run, a walk turning left, one turning right), two walks alone
+(for a path longer than the library's travel) and walks with clips that stand (a wave, a bow: the walk ends standing). Clips are read by the numpy BVH reader. Planning is timed alone (best of
 three), the whole run (planning, rendering through the composition engine, the root laid along the path, feet re-planted)
 once. Run: ``.venv/core/bin/python bench/bench_follow.py``.
 """
@@ -23,6 +23,8 @@ from core.graph import build_graph, follow  # noqa: E402
 MOCAP = pathlib.Path(__file__).resolve().parents[2] / "shared" / "mocap"
 LIBRARY = ("bandai/dataset-1_walk_normal_001", "bandai/dataset-2_walk_normal_020", "bandai/dataset-1_run_happy_001",
            "bandai/dataset-2_walk-turn-left_normal_007", "bandai-actions/dataset-2_walk-turn-right_normal_001")
+STANDING = LIBRARY[:2] + ("bandai/dataset-2_wave-right-hand_normal_021", "bandai-actions/dataset-1_bow_normal_001",
+                          "bandai-actions/dataset-1_walk_happy_001")  # walks and clips that stand: a standing end
 
 
 def _graph(names):
@@ -47,18 +49,21 @@ def _row(name, made):
     print(f"{name:24s} {n['deviation_mean_m'] * 100:5.1f} {n['deviation_max_m'] * 100:5.1f} {n['end_error_m'] * 100:5.1f} "
           f"{n['end_facing_error_deg']:5.1f} {n['toe_skating_m_s'] / n['clips_toe_skating_m_s']:6.2f} "
           f"{n['toe_skating_m_s'] / n['rendered_toe_skating_m_s']:6.2f} {n['worst_junction_visibility']:6.3f} "
-          f"{n['planning_s']:6.3f} {n['seconds']:6.1f} {n['duration_s']:5.1f}  {len(made.corners)} corners named")
+          f"{n['planning_s']:6.3f} {n['seconds']:6.1f} {n['duration_s']:5.1f}  {'stand' if n['ends_standing'] else 'walk ':5s} "
+          f"{len(made.corners)} corners named")
 
 
 def main():
-    print("path                     mean   max   end  face  skate  x rend  junct   plan s  all s  dur s   (cm, deg, ratios)")
+    print("path                     mean   max   end  face  skate  x rend  junct   plan s  all s  dur s  ends   (cm, deg, ratios)")
     graph, clips = _graph(LIBRARY)
     for name, points in _paths().items():
         _row(name, follow.follow(graph, clips, points))
     walks, walk_clips = _graph(LIBRARY[:2])
     _row("19 m on two walks", follow.follow(walks, walk_clips, np.array([[0.0, 0.0], [10.0, 0.0], [19.0, 2.5]])))
+    standing, standing_clips = _graph(STANDING)
+    _row("straight, stands at end", follow.follow(standing, standing_clips, _paths()["straight 5 m"]))
     minute = np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 30.0]])
-    for label, (g, c) in (("five clips", (graph, clips)), ("two walks", (walks, walk_clips))):
+    for label, (g, c) in (("five clips", (graph, clips)), ("two walks", (walks, walk_clips)), ("standing end", (standing, standing_clips))):
         timings, seconds = [], 0.0
         for _ in range(3):
             started = time.perf_counter()

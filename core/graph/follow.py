@@ -10,7 +10,7 @@ graphs, searched as motion matching does): at each node every edge out of it
 is scored by a trajectory term over the next :data:`HORIZON_SECONDS` (played
 on in the clip it lands in where the edge is shorter): the distance it
 travels against the path's speed, and its heading against the path's
-heading at :data:`TRAJECTORY_SECONDS` ahead, the heading error carried from
+heading a third, two thirds and all of the horizon ahead, the heading error carried from
 edge to edge; plus its sideways travel and the transition's cost. The
 cheapest edge is taken until the walk has covered the path. **Correction**:
 the rendered walk's root trace is split into a centreline (the trace
@@ -22,10 +22,15 @@ path differs from the walk. The feet are planted again where they were
 planted in the walk (:func:`..motion.footlock.plant_legs`): a planted ankle
 slides as much as in the clips, no more. Travel is never stretched: the
 speed comes from the clips chosen, and the motion ends where its travel
-reaches the path's end.
+reaches the path's end; or, asked to stand where the library has a
+standing pose (a clip that stands, or stops), in one on the path's end,
+the travel over the last :data:`STRETCH_METRES` stretched by at most
+:data:`MAX_STRETCH` to stop there.
 """
 
+import collections
 import dataclasses
+import heapq
 import time
 from dataclasses import dataclass, field
 
@@ -33,14 +38,16 @@ import numpy as np
 
 from ..compose.sequence import Composition
 from ..errors import GraphError
+from ..measure import grounding
 from ..motion import contacts, footlock, kinematics, quat, root as root_motion
 from ..motion.clip import Clip
 from ..transition.make import shows
-from .build import MotionGraph
+from .build import MotionGraph, strongly_connected
 from .synth import out_edges, render_checked, without_edges
 
 HORIZON_SECONDS = 1.0  # how far ahead each edge is judged (played on in its clip past a short edge)
-TRAJECTORY_SECONDS = (1.0 / 3.0, 2.0 / 3.0, 1.0)  # where the trajectory term compares travel and heading with the path's
+HORIZON_RANGE = (0.5, 3.0)  # seconds: the search's horizon may be asked within these
+TRAJECTORY_SHARES = (1.0 / 3.0, 2.0 / 3.0, 1.0)  # where in the horizon the trajectory term compares travel and heading with the path's
 HEADING_SCALE = 0.7  # radians of heading error that cost as much as a whole horizon's travel off the path's speed
 TRANSITION_WEIGHT = 0.5  # a transition's cost (its distance over its threshold, 0 to 1) in the trajectory term's units
 GAIT_SECONDS = 1.0  # the root trace is averaged over this long (about a gait cycle) to find the centreline it sways around
@@ -51,7 +58,16 @@ MIN_TRAVEL_SPEED = 0.3  # metres per second: a clip whose root travels slower (a
 SPEED_REACH = (0.85, 1.15)  # speeds the clips can reach: from this share of the slowest travelling clip's to this of the fastest's
 MAX_VISIBLE = 1.0  # a junction more visible than its clips' own motion (beyond rounding), or that shows by any other measure of
 # the transition engine (root speed jump, heading rate, skating, the floor), is taken out of the graph and the path planned again
-ATTEMPTS = 8  # plans tried, each without the transitions the ones before showed too visible
+ATTEMPTS = 16  # plans tried, each without the transitions the ones before showed too visible (a figure eight on the shared Bandai
+# walks, runs and turns takes 16: its junctions into and out of the turning clips show by 1.003-1.04 on the first 8)
+STAND_SECONDS = 1.0  # a pose stands where its clip travels under MIN_TRAVEL_SPEED for this long after it; a standing end holds it so long
+STOP_SEARCH_METRES = 8.0  # a standing end is searched from the walk's nodes this far before the path's end
+STOP_TRANSITION_METRES = 0.1  # a way into a standing pose that stops this much further from the path's end is as good as one with a
+# transition fewer
+STRETCH_METRES = 5.0  # the travel before a stop is stretched or shrunk over this much of the path so the stop lands on the path's end,
+MAX_STRETCH = 0.1  # by at most this share of it (the planted feet absorb a stride 10% longer or shorter)
+AIMS = 3  # a standing end that misses the path's end is planned again this many times at most, aiming as far the other way
+ENDS = ("stand", "walk")  # how the walk ends: in a standing pose where the library has one, or walking on to the path's end
 MIN_PIECE_FRAMES = 31  # the rendered walk keeps at least this many frames (a piece's shortest second) before it is cut at the end
 
 
@@ -239,8 +255,9 @@ def _asked_speed(path, speed, library, travelling, reach):
     return asked
 
 
-def _edge_rows(graph, library, edge, horizon):
-    """(library rows the edge plays, then on in its clip up to ``horizon`` rows in all; how many the edge itself plays)."""
+def _edge_rows(graph, library, edge, horizon, ends=None):
+    """(library rows the edge plays, then on in its clip up to ``horizon`` rows in all but not past its last node's frame
+    ``ends[clip]`` (counted from its first) where given; how many the edge itself plays)."""
     nodes = graph.nodes
     played = int(edge["frames"])
     if edge["kind"] == "clip":
@@ -249,31 +266,38 @@ def _edge_rows(graph, library, edge, horizon):
     else:  # a transition's blend and hold play the clip it lands in, up to the node it lands on
         clip = nodes[edge["to"]]["clip"]
         first = nodes[edge["to"]]["frame"] - graph.clips[clip]["first_frame"] - int(graph.edges[edge["index"]]["frames"])
-    stop = min(first + max(played, horizon), graph.clips[clip]["frames"])
+    last = graph.clips[clip]["frames"] if ends is None else max(ends[clip] + 1, first + played)
+    stop = min(first + max(played, horizon), last, graph.clips[clip]["frames"])
     return library.starts[clip] + np.arange(first, stop), played
 
 
 class _Planner:
     """The trajectory term of every edge out of a node (see the module), and the walk it makes."""
 
-    def __init__(self, graph, library, path, asked):
+    def __init__(self, graph, library, path, asked, horizon):
         self.graph, self.library, self.path, self.asked = graph, library, path, asked
         self.fps = float(graph.settings["fps"])
-        self.horizon = int(round(HORIZON_SECONDS * self.fps))
-        self.samples = np.array([max(int(round(t * self.fps)), 1) for t in TRAJECTORY_SECONDS])
+        self.horizon = max(int(round(horizon * self.fps)), 1)
+        self.samples = np.array([max(int(round(share * self.horizon)), 1) for share in TRAJECTORY_SHARES])
+        self.ends = {}  # per clip: its last node's frame, counted from its first; past it the walk must have left the clip
+        for node in graph.nodes:
+            clip = node["clip"]
+            self.ends[clip] = max(self.ends.get(clip, 0), node["frame"] - graph.clips[clip]["first_frame"])
 
     def heading(self, arc):
         return np.interp(arc, self.path.arc, self.path.heading)
 
     def score(self, edge, arc, error):
         """(cost, arc and heading error after the edge) of playing ``edge`` from ``arc`` metres along with ``error`` radians."""
-        rows, played = _edge_rows(self.graph, self.library, edge, self.horizon)
+        rows, played = _edge_rows(self.graph, self.library, edge, self.horizon, self.ends)
         travel = arc + np.cumsum(self.library.forward[rows])
         turned = np.cumsum(self.library.turn[rows])
         wanted = float(np.interp(arc, self.path.arc, self.asked)) / self.fps  # metres per frame
-        at = np.minimum(self.samples, len(rows)) - 1
-        off_speed = (travel[at] - arc - wanted * (at + 1)) / (wanted * self.horizon)
-        off_heading = (error + turned[at] - (self.heading(travel[at]) - self.heading(arc))) / HEADING_SCALE
+        # Past the clip's last node the horizon stands still: a stretch running into a clip's end is judged by the travel it loses.
+        at = self.samples - 1
+        reached = np.minimum(at, len(rows) - 1)  # where the clip has ended by a sample, it stands where it ended
+        off_speed = (travel[reached] - arc - wanted * (at + 1)) / (wanted * self.horizon)
+        off_heading = (error + turned[reached] - (self.heading(travel[reached]) - self.heading(arc))) / HEADING_SCALE
         sideways = self.library.side[rows].mean() / wanted
         cost = np.mean(off_speed ** 2) + np.mean(off_heading ** 2) + sideways ** 2 + TRANSITION_WEIGHT * edge["cost"] * (edge["kind"] == "transition")
         end = min(played, len(rows)) - 1
@@ -283,25 +307,130 @@ class _Planner:
         """The edges (as :mod:`.synth`'s paths) that cover the path: from the best start, the cheapest edge at each node."""
         graph, out = self.graph, out_edges(self.graph)
         edges = [dict(edge, index=index) for index, edge in enumerate(graph.edges)]
-        starts = [e for e in edges if e["kind"] == "clip" and graph.nodes[e["from"]]["clip"] in travelling]
+        core = _travelling_core(graph, travelling)
+        starts = [e for e in edges if e["kind"] == "clip" and e["from"] in core and e["to"] in core]
         if not starts:
             raise GraphError("no travelling clip of the motion graph has a stretch to start the path on")
         best = min(starts, key=lambda e: self.score(e, 0.0, 0.0)[0])
         path, arc, error, frames = [], 0.0, 0.0, 0
         choice = best
         limit = 10 * (self.path.length + 1.0) / MIN_TRAVEL_SPEED * self.fps  # frames: never reached by a walk that travels
+        arcs = []  # the arc after each edge
         while arc < self.path.length:
             _, arc, error = self.score(choice, arc, error)
             path.append(choice)
+            arcs.append(arc)
             frames += choice["frames"]
             if frames > limit:
                 raise GraphError("the walk does not get along the path: its clips travel too little")
             node = choice["to"]
-            options = [edges[index] for index in out[node] if graph.nodes[edges[index]["to"]]["clip"] in allowed]
+            # Along the path the walk stays among travelling clips' nodes it can always walk on from (a standing pose is for its end).
+            options = ([edges[index] for index in out[node] if edges[index]["to"] in core]
+                       or [edges[index] for index in out[node] if graph.nodes[edges[index]["to"]]["clip"] in allowed])
             if not options:
                 raise GraphError(f"node {node} of the motion graph leads only to clips not allowed: allow more clips")
             choice = min(options, key=lambda e: self.score(e, arc, error)[0])
-        return path
+        return path, arcs
+
+    def travel(self, route):
+        """Metres the edges of ``route`` carry the character: a transition's blend half its source clip's travel (it slows down)."""
+        total = 0.0
+        for edge in route:
+            rows, _ = _edge_rows(self.graph, self.library, edge, 0)
+            total += self.library.forward[rows].sum()
+            if edge["kind"] == "transition":  # the blend leaves the source clip's travel, fading, over the edge's blend
+                source = self.graph.nodes[edge["from"]]
+                first = self.library.starts[source["clip"]] + source["frame"] - self.graph.clips[source["clip"]]["first_frame"]
+                blend = int(edge.get("blend", self.graph.settings["blend_frames"]))
+                total += 0.5 * self.library.forward[first:first + blend].sum()
+        return total
+
+    def stop(self, path, arcs, standing, allowed, aim=0.0):
+        """``path`` ended in a standing pose (then :data:`STAND_SECONDS` in its clip): of the ways from the walk's nodes over
+        its last :data:`STOP_SEARCH_METRES` into a standing node, the one that stops nearest the path's end (each transition
+        counting :data:`STOP_TRANSITION_METRES` more), else the quickest from its end; None when none reaches one."""
+        graph, out, length = self.graph, out_edges(self.graph), self.path.length + aim
+        first = next((k for k, arc in enumerate(arcs) if arc >= length - STOP_SEARCH_METRES), len(path) - 1)
+        queue = collections.deque((k, path[k]["to"], arcs[k], ()) for k in range(first, len(path)))
+        seen, best = set(), None
+        while queue:  # breadth first over (node, travel to the centimetre's 5): a few thousand states
+            k, node, arc, route = queue.popleft()
+            for index in out[node]:
+                edge = dict(graph.edges[index], index=index)
+                if graph.nodes[edge["to"]]["clip"] not in allowed:
+                    continue
+                after, ways = arc + self.travel([edge]), route + (edge,)
+                if edge["to"] in standing:
+                    miss = abs(after - length) + STOP_TRANSITION_METRES * sum(e["kind"] == "transition" for e in ways)
+                    if best is None or miss < best[0]:
+                        best = (miss, k, list(ways))
+                elif after < length + MAX_STRETCH * STRETCH_METRES and (edge["to"], round(after / 0.05)) not in seen:
+                    seen.add((edge["to"], round(after / 0.05)))
+                    queue.append((k, edge["to"], after, ways))
+        if best is None:
+            route = _route_to(graph, out, path[-1]["to"], standing, allowed)
+            if route is None:
+                return None
+            best = (None, len(path) - 1, route)
+        _, k, route = best
+        hold, node, frames = [], route[-1]["to"], 0
+        while frames < STAND_SECONDS * self.fps:  # the standing clip played on from the node it is reached at
+            index = next((i for i in out[node] if graph.edges[i]["kind"] == "clip"), None)
+            if index is None:
+                break
+            hold.append(dict(graph.edges[index], index=index))
+            node, frames = graph.edges[index]["to"], frames + graph.edges[index]["frames"]
+        return path[:k + 1] + [dict(edge, stand=True) for edge in route + hold]
+
+
+def _travelling_core(graph, travelling):
+    """The nodes ``set`` of the largest strongly connected part of the graph left with only the edges between nodes of
+    ``travelling`` clips: from each, the walk can go on travelling for ever."""
+    kept = [edge for edge in graph.edges if {graph.nodes[edge["from"]]["clip"], graph.nodes[edge["to"]]["clip"]} <= travelling]
+    label = strongly_connected(len(graph.nodes), np.array([e["from"] for e in kept], dtype=int), np.array([e["to"] for e in kept], dtype=int))
+    inside = np.array([node["clip"] in travelling for node in graph.nodes])
+    if not inside.any():
+        return set()
+    largest = int(np.argmax(np.bincount(label[inside])))
+    return set(np.flatnonzero(inside & (label == largest)).tolist())
+
+
+def _route_to(graph, out, source, goals, allowed):
+    """The edges (dicts with their index) of the quickest way in frames from node ``source`` to a node of ``goals``, through
+    nodes of ``allowed`` clips; None when none is reached."""
+    best, back, heap = {source: 0}, {}, [(0, source)]
+    while heap:
+        frames, node = heapq.heappop(heap)
+        if frames > best[node]:
+            continue
+        if node in goals and node != source:
+            route = []
+            while node != source:
+                route.append(dict(graph.edges[back[node]], index=back[node]))
+                node = graph.edges[back[node]]["from"]
+            return route[::-1]
+        for index in out[node]:
+            edge = graph.edges[index]
+            after = frames + int(edge["frames"])
+            if graph.nodes[edge["to"]]["clip"] in allowed and (edge["to"] not in best or after < best[edge["to"]]):
+                best[edge["to"]], back[edge["to"]] = after, index
+                heapq.heappush(heap, (after, edge["to"]))
+    return None
+
+
+def _standing_nodes(graph, library, allowed):
+    """The graph's nodes (of ``allowed`` clips) where the motion stands: its clip's root travels under :data:`MIN_TRAVEL_SPEED`
+    over the :data:`STAND_SECONDS` after it (an idle or standing clip, or a clip's stop)."""
+    span = int(round(STAND_SECONDS * graph.settings["fps"]))
+    found = set()
+    for index, node in enumerate(graph.nodes):
+        clip = node["clip"]
+        first = node["frame"] - graph.clips[clip]["first_frame"]
+        if clip in allowed and first + span <= graph.clips[clip]["frames"]:
+            rows = slice(library.starts[clip] + first, library.starts[clip] + first + span)
+            if np.hypot(library.forward[rows].sum(), library.side[rows].sum()) < MIN_TRAVEL_SPEED * STAND_SECONDS:
+                found.add(index)
+    return found
 
 
 def _rotate(vectors, angle):
@@ -310,15 +439,24 @@ def _rotate(vectors, angle):
     return np.stack([c * vectors[:, 0] - s * vectors[:, 1], s * vectors[:, 0] + c * vectors[:, 1]], axis=1)
 
 
-def _corrected(clip, path, library):
-    """(the clip with its root laid along the path, the turn ``(F,)`` each frame was given, the centreline's arc ``(F,)``)."""
+def _centreline(position, fps):
+    """(the root's trace ``position (F, 3)`` averaged over :data:`GAIT_SECONDS` ``(F, 2)``, its arc length ``(F,)``)."""
+    centre = _box(position[:, :2], int(round(GAIT_SECONDS * fps)))
+    return centre, np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(centre, axis=0), axis=1))]
+
+
+def _corrected(clip, path, library, stops=False):
+    """(the clip with its root laid along the path, the turn ``(F,)`` each frame was given, the centreline's arc ``(F,)``);
+    ``stops``: the clip ends standing, its travel over the last :data:`STRETCH_METRES` stretched or shrunk (by at most
+    :data:`MAX_STRETCH`) so it stops on the path's end."""
     pose, _ = root_motion.root_frames(clip, library.root)
     rotation, position = quat.from_matrix(pose[:, :3, :3]), pose[:, :3, 3]
     facing = root_motion.heading(rotation, library.axis)
-    width = int(round(GAIT_SECONDS * clip.fps))
-    centre = _box(position[:, :2], width)
-    along = _box(facing[:, None], width)[:, 0]
-    arc = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(centre, axis=0), axis=1))]
+    centre, arc = _centreline(position, clip.fps)
+    along = _box(facing[:, None], int(round(GAIT_SECONDS * clip.fps)))[:, 0]
+    if stops:
+        gap = np.clip(path.length - arc[-1], -MAX_STRETCH * STRETCH_METRES, MAX_STRETCH * STRETCH_METRES)
+        arc = arc + gap * np.clip((arc - arc[-1]) / STRETCH_METRES + 1.0, 0.0, 1.0)
     target, heading = path.at(arc)
     # The path's heading is the centreline's direction of travel: the root's heading axis sits ``facing`` off it.
     turn = heading - library.facing - along
@@ -425,9 +563,12 @@ def _cut(composition, arc, length):
 
 
 def plan(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np.ndarray | None = None, speed: float | None = None,
-         words: tuple | list = ()) -> tuple[MotionGraph, list[dict], Path, np.ndarray, list]:
-    """(the graph the walk may use, the walk: :mod:`.synth`'s path of edges, the :class:`Path`, the speed asked along it
-    ``(N,)`` m/s, the corners the clips cannot turn); see :func:`follow`."""
+         words: tuple | list = (), horizon: float = HORIZON_SECONDS, end: str = "stand",
+         aim: float = 0.0) -> tuple[MotionGraph, list[dict], Path, np.ndarray, list]:
+    """(the graph the walk may use, the walk: :mod:`.synth`'s path of edges, those into and in a standing pose at its end
+    marked ``"stand"``, the :class:`Path`, the speed asked along it ``(N,)`` m/s, the corners the clips cannot turn); see
+    :func:`follow`. aim: metres past the path's end a standing end aims to stop at (its travel as rendered differs from the
+    plan's)."""
     points, speeds = check_points(points, speeds)
     library = _library(clips)
     allowed = allowed_clips(graph, words)
@@ -438,21 +579,28 @@ def plan(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np.n
     travelling, reach = _reach(library, allowed, graph)
     if speed is not None and not (np.isfinite(speed) and speed > 0):
         raise GraphError(f"the speed must be a positive number of metres per second, got {speed!r}")
+    if end not in ENDS:
+        raise GraphError(f"the walk ends {' or '.join(ENDS)}, not {end!r}")
+    if not HORIZON_RANGE[0] <= horizon <= HORIZON_RANGE[1]:
+        raise GraphError(f"the search looks {HORIZON_RANGE[0]:g}-{HORIZON_RANGE[1]:g} s ahead, not {horizon!r}")
     path = make_path(points, speeds)
     asked = _asked_speed(path, speed, library, travelling, reach)
-    walk = _Planner(graph, library, path, asked).walk(allowed, set(travelling))
+    planner = _Planner(graph, library, path, asked, horizon)
+    walk, arcs = planner.walk(allowed, set(travelling))
+    standing = _standing_nodes(graph, library, allowed) if end == "stand" else set()
+    walk = (planner.stop(walk, arcs, standing, allowed, aim) if standing else None) or walk
     return graph, walk, path, asked, _corners(path, asked, library, travelling)
 
 
-def _rendered(graph, clips, points, speeds, speed, words, attempts):
-    """((composition, path, corners, planning seconds), transitions dropped): the plan rendered whose worst junction is least
+def _rendered(graph, clips, points, speeds, speed, words, attempts, horizon, end):
+    """((composition, path, corners, planning seconds, whether it ends standing), transitions dropped): the plan rendered whose worst junction is least
     visible, planned again without the transitions that showed (or came too soon after the one before) up to ``attempts``
     times, or until the graph left cannot carry a plan."""
-    best, dropped = None, 0
+    best, dropped, library, aim, aimed, last_walk = None, 0, _library(clips), 0.0, 0, None
     for _ in range(attempts):
         planned = time.perf_counter()
         try:
-            used, walk, path, asked, corners = plan(graph, clips, points, speeds, speed, words)
+            used, walk, path, asked, corners = plan(graph, clips, points, speeds, speed, words, horizon, end, aim)
         except GraphError:
             if best is None:
                 raise
@@ -461,10 +609,25 @@ def _rendered(graph, clips, points, speeds, speed, words, attempts):
         composition, visible = render_checked(used, clips, walk, lambda metrics: metrics.visibility > MAX_VISIBLE + 1e-9 or shows(metrics))
         if composition is not None:
             worst = max((made.metrics.visibility for made in composition.transitions), default=0.0)
-            if best is None or worst < best[0]:
-                best = (worst, (composition, path, corners, planning))
-            if not visible:
+            stands = any(edge.get("stand") for edge in walk)
+            miss = 0.0
+            if stands:  # a stop the stretch cannot bring onto the path's end does not count as one
+                arc = _centreline(root_motion.root_frames(composition.clip, library.root)[0][:, :3, 3], composition.clip.fps)[1]
+                miss = arc[-1] - path.length
+                stands = abs(miss) <= MAX_STRETCH * STRETCH_METRES
+            # Within the target first, then the body at the clips' heights through every junction, not stopping short of the end,
+            # ending standing, the least visible.
+            off = sum(grounding.stands_off(made.metrics.floor_offset, made.metrics.pelvis_offset) for made in composition.transitions)
+            rank = (worst > MAX_VISIBLE + 1e-9, off, miss < -MAX_STRETCH * STRETCH_METRES, not stands, worst)
+            if best is None or rank < best[0]:
+                best = (rank, (composition, path, corners, planning, stands))
+            if not visible and (stands or not miss):
                 break
+            if not visible:  # a stop that missed the path's end: planned again aiming as far the other way, else walking to it
+                same = [edge["index"] for edge in walk] == last_walk
+                if aimed == AIMS or same:
+                    end = "walk"
+                aim, aimed, last_walk = aim - miss, aimed + 1, [edge["index"] for edge in walk]
         graph, dropped = without_edges(used, visible), dropped + len(visible)
     if best is None:
         raise GraphError(f"{attempts} plans each kept a transition that comes too soon after the one before: build the graph again")
@@ -472,12 +635,13 @@ def _rendered(graph, clips, points, speeds, speed, words, attempts):
 
 
 def follow(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np.ndarray | None = None, speed: float | None = None,
-           words: tuple | list = (), attempts: int = ATTEMPTS) -> Followed:
+           words: tuple | list = (), attempts: int = ATTEMPTS, horizon: float = HORIZON_SECONDS, end: str = "stand") -> Followed:
     """Motion from the graph's clips (its own, in its order) whose root follows the path ``points (P, 2)`` metres (see the module).
 
     speeds: per point, metres per second; speed: one for the whole path
     (default: the median travelling clip's); words: only clips whose
-    names hold one of them. A junction more visible than its clips' own
+    names hold one of them; horizon: seconds each edge is judged ahead
+    (the search's effort, within :data:`HORIZON_RANGE`). A junction more visible than its clips' own
     motion (:data:`MAX_VISIBLE`), or that shows by another of the transition
     engine's measures, is taken out of the graph and the path
     planned again, up to ``attempts`` times. GraphError (one line) for an
@@ -488,17 +652,40 @@ def follow(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np
     """
     started = time.perf_counter()
     points, speeds = check_points(points, speeds)
-    (composition, path, corners, planning), dropped = _rendered(graph, clips, points, speeds, speed, words, attempts)
+    (composition, path, corners, planning, stands), dropped = _rendered(graph, clips, points, speeds, speed, words, attempts, horizon, end)
     library = _library(clips)
     rendered = composition.clip
-    placed, turn, arc = _corrected(rendered, path, library)
+    placed, turn, arc = _corrected(rendered, path, library, stands)
     placed = _replanted(rendered, placed, turn)
-    composition = _cut(dataclasses.replace(composition, clip=placed), arc, path.length)
+    composition = dataclasses.replace(composition, clip=placed)
+    if not stands:  # a standing end stops on the path's end; a walk is cut where it reaches it
+        composition = _cut(composition, arc, path.length)
+    composition = _grounded(composition, clips, [entry["name"] for entry in graph.clips])
     own = _clips_skating(composition, clips, [entry["name"] for entry in graph.clips])
     # The walk as the graph renders it, before its root is laid along the path: what the correction adds to its feet.
     as_rendered = _toe_skating(rendered.slice_frames(0, composition.clip.num_frames))
-    return _measured(composition, path, points, corners, library, own, dropped,
-                     {"rendered_toe_skating_m_s": as_rendered, "planning_s": planning, "seconds": time.perf_counter() - started})
+    return _measured(composition, path, points, corners, library, own, dropped, _ending(graph, library, words, end, stands, composition),
+                     {"rendered_toe_skating_m_s": as_rendered, "planning_s": planning, "seconds": time.perf_counter() - started,
+                      "ends_standing": float(stands)})
+
+
+def _ending(graph, library, words, end, stands, composition):
+    """A sentence on how the walk ends: in which standing pose, or why walking (None when walking was asked)."""
+    if stands:
+        return f"the walk ends standing, in {composition.segments[-1].name}"
+    if end == "walk":
+        return None
+    if _standing_nodes(graph, library, allowed_clips(graph, words)):
+        return "no standing pose of the library can be reached to stop on the path's end: the walk ends walking"
+    return (f"the library has no standing pose (a clip that stands, or stops, for {STAND_SECONDS:g} s): the walk ends walking")
+
+
+def _grounded(composition, clips, names):
+    """The composition with the body's floor and pelvis offsets (``floor_offset_m``, ``pelvis_offset_m``) measured again on its
+    corrected motion against the clips it plays: the verdict judges the motion written, not the one rendered."""
+    played = [clips[names.index(name)] for name in dict.fromkeys(segment.name for segment in composition.segments)]
+    body = grounding.numbers(grounding.of_clip(composition.clip, None, played))
+    return dataclasses.replace(composition, numbers=dict(composition.numbers, **body))
 
 
 def _toe_skating(clip, frames=slice(None)):
@@ -520,7 +707,7 @@ def _clips_skating(composition, clips, names):
     return total / max(weight, 1.0)
 
 
-def _measured(composition, path, points, corners, library, own, dropped, more):
+def _measured(composition, path, points, corners, library, own, dropped, ending, more):
     """The :class:`Followed` of the corrected composition: its trace against the drawn ``points``, its feet against ``own``, the
     clips' toe skating (m/s); ``more``: numbers measured before."""
     clip = composition.clip
@@ -543,6 +730,8 @@ def _measured(composition, path, points, corners, library, own, dropped, more):
     notes = [f"the corner at ({c['at'][0]:.2f}, {c['at'][1]:.2f}) m, {c['arc']:.1f} m along the path, turns {c['turn_deg']:.0f} degrees "
              f"at up to {c['rate_deg_s']:.0f} degrees/s; the clips turn at most {c['sharpest_deg_s']:.0f} degrees/s: followed by "
              "turning the walk" for c in corners]
+    if ending:
+        notes.append(ending)
     if dropped:
         notes.append(f"{dropped} transitions of the graph were more visible than their clips when rendered: planned without them")
     return Followed(composition, path, trace, deviation, speed, numbers, tuple(notes), corners)

@@ -1,11 +1,12 @@
 """Following paths drawn on the ground with the shared Bandai walks and runs (core only): held-out paths (straight, a gentle
-curve, an S, a square with 90 degree corners, one longer than its library) against the targets: the root within 5 cm of the
+curve, an S, a square with 90 degree corners, a figure eight, one longer than its library) against the targets: the root within 5 cm of the
 path on average and 15 cm at most, the end within 20 cm facing along it, toe skating within 1.1x the clips' own, every
 junction no more visible than its clips; corners the clips cannot turn named, never refused; bad paths in one line.
 
 Run with -s for each path's numbers.
 """
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -14,12 +15,16 @@ import pytest
 from core.errors import GraphError
 from core.formats import bvh, bvh_clip
 from core.graph import build_graph, follow
+from core.measure import verdict
 
 pytestmark = pytest.mark.realdata
 
 LIBRARY = ("bandai/dataset-1_walk_normal_001", "bandai/dataset-2_walk_normal_020", "bandai/dataset-1_run_happy_001",
            "bandai/dataset-2_walk-turn-left_normal_007", "bandai-actions/dataset-2_walk-turn-right_normal_001")
 SMALL = LIBRARY[:2]  # walks of 6.5 s and 9.7 s: together about 17.5 m of travel
+# The walks with clips that stand (a wave, a bow) and one more walk: a library with a standing pose to end in.
+STANDING = SMALL + ("bandai/dataset-2_wave-right-hand_normal_021", "bandai-actions/dataset-1_bow_normal_001",
+                    "bandai-actions/dataset-1_walk_happy_001")
 
 
 @functools.lru_cache(maxsize=None)
@@ -43,6 +48,11 @@ def small(mocap_dir):
     return _graph(mocap_dir, SMALL)
 
 
+@pytest.fixture(scope="module")
+def standing(mocap_dir):
+    return _graph(mocap_dir, STANDING)
+
+
 def _arc(radius, degrees, count=40):
     t = np.radians(np.linspace(0.0, degrees, count))
     return np.stack([radius * np.sin(t), radius - radius * np.cos(t)], axis=1)
@@ -53,6 +63,9 @@ PATHS = {
     "gentle curve": _arc(5.0, 70.0),
     "S": np.stack([np.linspace(0.0, 8.0, 60), 1.2 * np.sin(np.linspace(0.0, 2 * np.pi, 60))], axis=1),
     "square": np.array([[0.0, 0.0], [2.5, 0.0], [2.5, 2.5], [0.0, 2.5], [0.0, 0.2]]),
+    # Turning both ways: the junctions into and out of the turning clips are where one shows (1.008 before plans reused the
+    # transitions rendered without showing).
+    "figure eight": np.stack([2.5 * np.sin(np.linspace(0.0, 2 * np.pi, 120)), 1.5 * np.sin(2 * np.linspace(0.0, 2 * np.pi, 120))], axis=1),
 }
 
 
@@ -65,6 +78,11 @@ def _check_targets(made, points):
     assert numbers["toe_skating_m_s"] <= 1.1 * numbers["clips_toe_skating_m_s"]
     assert numbers["toe_skating_m_s"] <= 1.1 * numbers["rendered_toe_skating_m_s"]
     assert numbers["worst_junction_visibility"] <= 1.0 + 1e-9  # 1: as sharp as the clips' own motion, no sharper
+    # The root laid along the path keeps the body at the clips' heights (the pelvis through every junction): the whole reads GOOD.
+    junctions = [dataclasses.asdict(made.metrics) for made in made.composition.transitions]
+    body = made.composition.numbers
+    assert max([body["pelvis_offset_m"], *(junction["pelvis_offset"] for junction in junctions)]) <= 0.05
+    assert verdict.of_composition(junctions, None, body["floor_offset_m"], body["pelvis_offset_m"]).word == "GOOD"
     clip = made.composition.clip
     assert np.isfinite(clip.rotation).all() and np.allclose(np.linalg.norm(clip.rotation, axis=-1), 1.0, atol=1e-6)
     # It starts on the first point, facing along the path.
@@ -81,8 +99,22 @@ def test_a_held_out_path_is_followed_within_the_targets(library, name):
     if name == "square":  # the clips turn at most about 110 degrees/s: each 90 degree corner is named where it is, and followed
         assert len(corners) == 3 and all(any(abs(arc - at) < 0.3 for arc in corners) for at in (2.5, 5.0, 7.5))
         assert all("the clips turn at most" in note for note in made.notes[:3])
-    else:
+    elif name != "figure eight":  # its loops turn as fast as the walks it is left with can: named or not, followed
         assert not corners
+    # No clip of this library stands or stops: the walk ends walking, and the report says why.
+    assert made.numbers["ends_standing"] == 0.0 and any(note.startswith("the library has no standing pose") for note in made.notes)
+
+
+def test_the_walk_ends_standing_on_the_paths_end_where_the_library_has_a_standing_pose(standing):
+    graph, clips = standing
+    points = PATHS["straight"]
+    made = follow.follow(graph, clips, points)
+    _check_targets(made, points)
+    assert made.numbers["ends_standing"] == 1.0 and any(note.startswith("the walk ends standing, in dataset-") for note in made.notes)
+    assert np.median(made.speed[-15:]) < follow.MIN_TRAVEL_SPEED  # its last half second stands
+    walking = follow.follow(graph, clips, points, end="walk")  # asked to keep walking, it walks to the end
+    assert walking.numbers["end_error_m"] <= 0.20 and walking.numbers["deviation_max_m"] <= 0.15
+    assert walking.numbers["ends_standing"] == 0.0 and np.median(walking.speed[-15:]) > 0.8
 
 
 def test_a_path_longer_than_the_library_is_followed(small):
@@ -102,6 +134,17 @@ def test_a_minute_of_walking_is_planned_as_one_chain_of_edges(small):
     assert sum(edge["frames"] for edge in walk) / graph.settings["fps"] >= 55.0
     assert all(edge["from"] == before["to"] for before, edge in zip(walk, walk[1:]))
     assert len(corners) == 1 and abs(corners[0]["arc"] - 40.0) < 0.5
+
+
+def test_a_minute_on_a_library_that_stands_walks_all_the_way_and_stands_at_its_end(standing):
+    """The wave and the bow are for the end: the walk along the path never passes through them."""
+    graph, clips = standing
+    used, walk, *_ = follow.plan(graph, clips, np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 30.0]]))
+    still = {index for index, entry in enumerate(used.clips) if "wave" in entry["name"] or "bow" in entry["name"]}
+    along = [edge for edge in walk if not edge.get("stand")]
+    assert not {used.nodes[edge[end]]["clip"] for edge in along for end in ("from", "to")} & still
+    assert sum(edge["frames"] for edge in along) / used.settings["fps"] >= 45.0 and walk[-1].get("stand")
+    assert used.nodes[walk[-1]["to"]]["clip"] in still
 
 
 @pytest.mark.parametrize("points, speeds, said", [

@@ -28,7 +28,8 @@ def process(task, options, name, inputs):
         check_clips(graph, [clip, *others])  # what the graph recorded of each clip, before anything is planned
         imported = time.perf_counter() - started
         targets = engine_output.targets(options, name, paths[0], [*inputs, str(options.graph.resolve()), str(options.path.resolve())])
-        followed = follow.follow(graph, [clip, *others], options.points, options.speeds, options.speed, options.clips)
+        followed = follow.follow(graph, [clip, *others], options.points, options.speeds, options.speed, options.clips,
+                                 horizon=options.horizon, end=options.end)
         clip_io.write_clip(obj, followed.composition.clip, name, source_action=clip_io.require_action(obj), frame_range=True)
         by_name = {entry["name"]: clip_path for entry, clip_path in zip(graph.clips, paths)}
         entry = report.follow_entry(paths, obj.name, targets, followed, options, lambda segment: by_name[segment.name])

@@ -26,6 +26,12 @@ def add_arguments(parser):
                              "clip's); one the clips cannot reach is refused, with the range they can")
     parser.add_argument("--clips", nargs="+", metavar="CLIP", default=[],
                         help="use only these clips (a clip's file name, or a word in it: walk run) (default: every clip of the graph)")
+    parser.add_argument("--end", choices=follow.ENDS, default="stand",
+                        help="stand: end in a standing pose where the graph has one (a clip that stands, or stops), on the path's "
+                             "end; walk: walk on to the path's end (default: stand)")
+    parser.add_argument("--horizon", type=number(*follow.HORIZON_RANGE), default=follow.HORIZON_SECONDS, metavar="SECONDS",
+                        help=f"the search's effort: how far ahead each step of the walk is judged against the path (default "
+                             f"{follow.HORIZON_SECONDS:g} s)")
     parser.add_argument("--name", default="follow", help="the output's name: FOLDER/NAME.<format>")
 
 

@@ -24,6 +24,7 @@ def follow_entry(paths, armature, outputs, followed, options, source_of):
     entry["follow"] = {
         "numbers": {key: round(float(value), 4) for key, value in followed.numbers.items()},
         "notes": list(followed.notes), "corners": followed.corners, "speed_asked_m_s": options.speed, "clips_allowed": list(options.clips),
+        "end_asked": options.end, "horizon_s": options.horizon,
         "points": [[round(float(x), 4), round(float(y), 4)] for x, y in options.points],
         "trace_step": step, "trace": [[round(float(x), 4), round(float(y), 4)] for x, y in followed.trace[::step]],
         "times_s": [round(k / fps, 3) for k in range(0, len(followed.trace), step)],
@@ -88,7 +89,8 @@ def section(entry):
     block, numbers = entry["follow"], entry["follow"]["numbers"]
     facts = (f"<p>Follows <code>{html.escape(pathlib.Path(entry['path_file']).name)}</code> ({numbers['path_length_m']:.2f} m) with clips "
              f"of <code>{html.escape(pathlib.Path(entry['graph_file']).name)}</code>: the root {numbers['deviation_mean_m'] * 100:.1f} cm off "
-             f"the path on average, {numbers['deviation_max_m'] * 100:.1f} cm at most; it ends {numbers['end_error_m'] * 100:.1f} cm from "
+             f"the path on average, {numbers['deviation_max_m'] * 100:.1f} cm at most; it ends "
+             f"{'standing' if numbers.get('ends_standing') else 'walking'} {numbers['end_error_m'] * 100:.1f} cm from "
              f"the path's end, facing {numbers['end_facing_error_deg']:.1f} degrees off it; toe skating {numbers['toe_skating_m_s']:.3f} m/s "
              f"(the clips' own {numbers['clips_toe_skating_m_s']:.3f}); planned in {numbers['planning_s']:.2f} s.</p>")
     notes = "".join(f"<li>{html.escape(note)}</li>" for note in block["notes"])
