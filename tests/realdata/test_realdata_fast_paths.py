@@ -11,7 +11,7 @@ import pytest
 
 from core.formats import bvh, bvh_clip
 from core.loop import make as loop
-from core.motion import contacts, footlock, kinematics, quat, root as root_motion
+from core.motion import contacts, footlock, kinematics, quat, root as root_motion, rotation_modes
 from core.transition import blend, make as transition, points
 from helpers import CORPUS, NO_CORPUS
 
@@ -63,6 +63,23 @@ def test_the_shared_bvh_files_read_bit_for_bit_as_numpys_parser_reads_them(mocap
 @pytest.mark.skipif(NO_CORPUS is not None, reason=NO_CORPUS or "")
 def test_the_corpus_bvh_files_read_bit_for_bit_as_numpys_parser_reads_them(monkeypatch):
     _reads_as_numpys_parser_does(_bvh_files(CORPUS), monkeypatch)
+
+
+def test_a_bvhs_rotations_are_seen_from_the_rest_as_quaternion_products_see_them(mocap_dir):
+    """The clip of a BVH turns each joint's rotation into its bone's rest frame a component at a time: as rest^-1 * q * rest."""
+    for name in ("dataset-1_walk_normal_001.bvh", "dataset-1_dance-short_normal_001.bvh"):
+        info = bvh.read_bvh(mocap_dir / name)
+        up = bvh.up_axis(info)
+        scale = bvh.suggest_scale(info, up)[0]
+        clip = bvh_clip.clip_from_bvh(info, scale, up)
+        rest, _, _, order = bvh_clip._importer_bones(info, scale)
+        turn = quat.from_matrix(rest[:, :3, :3])
+        rotation = np.array(clip.rotation)
+        for j, layout in enumerate(bvh.layouts(info.channels)[k] for k in order):
+            if layout.rotations:
+                euler = rotation_modes.euler_to_quat(np.radians(info.motion[:, list(layout.rotations)]), layout.order)
+                rotation[:, j] = quat.multiply(quat.multiply(quat.inverse(turn[j]), euler), turn[j])
+        assert np.abs(np.abs(quat.dot(rotation, clip.rotation)) - 1.0).max() <= 1e-12
 
 
 def test_a_takes_skating_is_posed_a_block_of_frames_and_the_feet_at_a_time(mocap_dir, monkeypatch):
