@@ -45,6 +45,7 @@ class LoopResult:
     body: grounding.Grounding = None  # where the loop's body stands against the raw cut's floor and heights
     tried: tuple = ()  # AUTO: a MethodTrial per method made, in stitch.AUTO_METHODS order; () for a method given
     feet_locked: bool = True  # whether the legs were re-solved to keep planted feet still (AUTO drops it when it makes a pop)
+    step_ratio: float = None  # largest_step_ratio of the clip, when AUTO measured it already (None: measured when asked)
 
     @property
     def length(self) -> int:
@@ -141,30 +142,32 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
     if trial is not segment:  # ranked on the ends: the kept method makes the whole loop
         looped = _close(clip, segment, first, chosen, travel_root, root_blend, lock_feet)
         after, body = seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (segment,))
-    feet_locked = lock_feet
+    feet_locked, step_ratio = lock_feet, None
     if params.method == "AUTO" and lock_feet:
-        looped, after, body, feet_locked = _unlocked_if_it_pops(clip, segment, first, chosen, travel_root, root_blend,
-                                                                (looped, after, body), reference)
+        looped, after, body, feet_locked, step_ratio = _unlocked_if_it_pops(clip, segment, first, chosen, travel_root, root_blend,
+                                                                            (looped, after, body), reference)
     tried = tuple(MethodTrial(candidate.method, after if k == kept else seam)
                   for k, (candidate, _, seam, _) in enumerate(made)) if params.method == "AUTO" else ()
     if loop_mode == "WRAP":
-        looped = looped.slice_frames(0, looped.num_frames - 1)
+        looped, step_ratio = looped.slice_frames(0, looped.num_frames - 1), None
     return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried,
-                      feet_locked)
+                      feet_locked, step_ratio)
 
 
 def _unlocked_if_it_pops(clip, segment, first, chosen, travel_root, root_blend, made, reference):
     """AUTO's loop ``made`` (looped, seam, body) with its feet locked, and True; or the same method's loop without the lock,
     and False, when the lock makes a joint pop (:func:`..measure.seam.largest_step_ratio` beyond verdict.SEEN) and the loop
-    without it neither pops nor shows more at the seam (or than an ordinary frame)."""
+    without it neither pops nor shows more at the seam (or than an ordinary frame). Last, the kept loop's largest step ratio."""
     looped, after, body = made
-    if _largest_step_ratio(looped, segment, travel_root) <= verdict.SEEN:
-        return (*made, True)
+    locked_ratio = _largest_step_ratio(looped, segment, travel_root)
+    if locked_ratio <= verdict.SEEN:
+        return (*made, True, locked_ratio)
     unlocked = _close(clip, segment, first, chosen, travel_root, root_blend, False)
     seam = seam_metrics(unlocked, travel_root, reference)
-    if _largest_step_ratio(unlocked, segment, travel_root) > verdict.SEEN or seam.visibility > max(after.visibility, 1.0):
-        return (*made, True)
-    return unlocked, seam, grounding.of_clip(unlocked, None, (segment,)), False
+    ratio = _largest_step_ratio(unlocked, segment, travel_root)
+    if ratio > verdict.SEEN or seam.visibility > max(after.visibility, 1.0):
+        return (*made, True, locked_ratio)
+    return unlocked, seam, grounding.of_clip(unlocked, None, (segment,)), False, ratio
 
 
 def concerns(result: LoopResult, take: Clip) -> tuple[str, ...]:
@@ -173,7 +176,9 @@ def concerns(result: LoopResult, take: Clip) -> tuple[str, ...]:
 
 
 def largest_step_ratio(result: LoopResult) -> float:
-    """:func:`..measure.seam.largest_step_ratio` of a CLAMP loop against its raw cut, as it travels."""
+    """:func:`..measure.seam.largest_step_ratio` of a CLAMP loop against its raw cut, as it travels (AUTO's own measure when it took one)."""
+    if result.step_ratio is not None:
+        return result.step_ratio
     travel_root = result.root if result.root_mode == "TRAVEL" and result.root >= 0 else None
     return _largest_step_ratio(result.clip, result.raw, travel_root)
 

@@ -86,3 +86,17 @@ def test_nothing_to_lock_leaves_the_clip_alone():
     segment = walk.clip.slice_frames(9, 74)
     assert np.array_equal(result.clip.rotation, segment.rotation) and np.array_equal(result.clip.location, segment.location)
     assert metrics.seam_metrics(result.clip, result.root).max_position_step > 1e-3
+
+
+def test_a_loops_largest_step_is_measured_once_for_auto_and_its_verdict(monkeypatch):
+    """AUTO measures the kept loop's largest step (a pose of the whole loop and its raw cut) to decide on the foot lock; the
+    verdict (the operator's, the report's) takes that number instead of posing both again."""
+    from core.loop import make
+
+    walk = demo.walk_cycle(num_frames=106)
+    result = make_loop(walk.clip, 10, 74)
+    travel_root = result.root if result.root_mode == "TRAVEL" else None
+    expected = metrics.largest_step_ratio(result.clip, result.raw, travel_root)
+    assert make_loop(walk.clip, 10, 74, loop_mode="WRAP").step_ratio is None  # not the CLAMP loop AUTO measured: measured when asked
+    monkeypatch.setattr(make, "_largest_step_ratio", lambda *args: pytest.fail("the loop was posed again"))
+    assert make.largest_step_ratio(result) == expected
