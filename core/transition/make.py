@@ -211,7 +211,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     longest = int(round(max(lengths) * clip_a.fps))
     (offset_a, stop_a), (offset_b, stop_b) = (_context(clip, [start[k] for start in starts], longest) for k, clip in enumerate((clip_a, clip_b)))
     near = clip_a.slice_frames(offset_a, stop_a), clip_b.slice_frames(offset_b, stop_b)
-    own_positions, root = [measure.clip_positions(clip, clip_a.bone_names) for clip in near], _search_root(near)
+    own, root = measure.Yardstick(*near, clip_a.bone_names), _search_root(near)  # what the parts measure on their own, once
     best, failure = None, None
     for index_a, index_b in starts:  # a few points x lengths x methods: each blend is one vectorized pass
         for seconds in lengths:
@@ -227,7 +227,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
                 except TransitionError as error:  # this length or method does not fit here: the next may
                     failure = error
                     continue
-                metrics = measure.transition_metrics(result, *near, own_positions)
+                metrics = measure.transition_metrics(result, *near, yardstick=own)
                 if best is None or _rank(metrics) < best[0]:
                     best = (_rank(metrics), metrics, result, (index_a, index_b, seconds, chosen, pairs))
         if best is not None and criteria_ratios(best[1]).max() <= GOOD_ENOUGH:

@@ -126,3 +126,18 @@ def test_clips_that_cannot_be_joined_are_one_clear_error():
         make.make_transition(a, b.with_channels(fps=24.0))
     with pytest.raises(TransitionError, match="no bone named 'Hips'"):
         make.make_transition(a, b.with_channels(bone_names=("Pelvis",) + b.bone_names[1:]))
+
+
+def test_the_search_measures_the_clips_own_motion_once_for_all_its_blends(monkeypatch):
+    """Each blend the search tries is held to the clips' own accelerations, heading rates and root speed jumps: those are
+    measured once per run length and reused, and every blend's metrics stay what measuring it alone gives."""
+    a, b = _walks()
+    made, runs = [], []
+    metrics, reference = measure.transition_metrics, measure.run_reference
+    monkeypatch.setattr(measure, "transition_metrics", lambda *args, **options: made.append((args, options, metrics(*args, **options))) or made[-1][2])
+    monkeypatch.setattr(measure, "run_reference", lambda positions, dt, run: runs.append(run) or reference(positions, dt, run))
+    monkeypatch.setattr(make, "GOOD_ENOUGH", -1.0)  # every candidate point tried
+    make.make_transition(a, b)
+    assert len(made) >= 3 and len(runs) < 2 * len(made)  # two clips' yardsticks per blend before
+    for (result, *clips), options, kept in made:
+        assert kept == metrics(result, *clips[:2], made_from=options.get("made_from"))  # measured alone
