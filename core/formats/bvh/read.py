@@ -35,9 +35,13 @@ def read_bvh(path: str | os.PathLike, progress: Callable[[float], None] | None =
     """
     try:
         with open(path, "rb") as file:
-            _check_text(file.read(_SNIFF_BYTES))  # a binary file is refused before the rest of it is read
-            file.seek(0)
-            data = file.read()  # one copy of a long file's text, not its head joined to the rest
+            head = file.read(_SNIFF_BYTES)  # a binary file is refused before the rest of it is read
+            _check_text(head)
+            if file.seekable():  # read again whole: one copy of a long file's text, not its head joined to the rest
+                file.seek(0)
+                data = file.read()
+            else:
+                data = head + file.read()
     except OSError as error:
         raise BvhError(f"cannot be read: {error.strerror or error}") from None
     if data.startswith(b"\xef\xbb\xbf"):
