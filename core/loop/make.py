@@ -45,7 +45,7 @@ class LoopResult:
     body: grounding.Grounding = None  # where the loop's body stands against the raw cut's floor and heights
     tried: tuple = ()  # AUTO: a MethodTrial per method made, in stitch.AUTO_METHODS order; () for a method given
     feet_locked: bool = True  # whether the legs were re-solved to keep planted feet still (AUTO drops it when it makes a pop)
-    step_ratio: float = None  # largest_step_ratio of the clip, when AUTO measured it already (None: measured when asked)
+    step_ratio: float | None = None  # largest_step_ratio of the clip, when AUTO measured it already (None: measured when asked)
 
     @property
     def length(self) -> int:
