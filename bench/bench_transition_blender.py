@@ -10,6 +10,7 @@ peak memory is read from one run in a process of its own.
 Run: ``.venv/bpy-5.0.1/bin/python bench/bench_transition_blender.py``.
 """
 
+import os
 import sys
 import time
 
@@ -106,14 +107,15 @@ def _reset(ext, obj):
 def interleaved(ext, obj, rounds=3):
     """Best seconds of each variant over ``rounds`` rounds of all of them in turn, in this one process: a busy
     machine slows them alike, so their ratios hold where separate processes' do not."""
-    best = dict.fromkeys(VARIANTS, np.inf)
+    best, cpu = dict.fromkeys(VARIANTS, np.inf), dict.fromkeys(VARIANTS, np.inf)
     for _ in range(rounds):
         for name, variant in VARIANTS.items():
-            start = time.perf_counter()
+            start, started = time.perf_counter(), time.process_time()
             variant(ext, obj)
             best[name] = min(best[name], time.perf_counter() - start)
+            cpu[name] = min(cpu[name], time.process_time() - started)
             _reset(ext, obj)
-    return best
+    return best | {f"{name} cpu": seconds for name, seconds in cpu.items()}
 
 
 def main():
@@ -135,6 +137,9 @@ def main():
     print(f"  job / floor: {best['job'] / best['floor']:.2f}x (target <= 1.5x); the undoable operator (bpy.ops, picture, list): "
           f"{best['operator']:.2f} s / {o['peak_mb']:.0f} MB, {best['operator'] / best['floor']:.2f}x the floor (target <= 1.5x); best of 3 interleaved in one "
           f"process (peak memory: each variant once in its own)")
+    print(f"  the same runs in CPU seconds (Blender's and numpy's other threads included): job {best['job cpu'] / best['floor cpu']:.2f}x, "
+          f"operator {best['operator cpu'] / best['floor cpu']:.2f}x the floor's {best['floor cpu']:.2f} s (load "
+          f"{', '.join(f'{value:.1f}' for value in os.getloadavg())})")
     sys.stdout.flush()
 
 

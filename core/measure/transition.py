@@ -63,15 +63,47 @@ def clip_positions(clip: Clip, names: tuple | list) -> np.ndarray:
     return kinematics.clip_joint_positions(clip)[:, [clip.bone_index(name) for name in names]]
 
 
+class Yardstick:
+    """What two clips measure on their own, which every transition between them is held to: computed once, however many
+    transitions are measured (a search measures dozens).
+
+    positions: the two clips' :func:`clip_positions` on the result's bones ``names``, when already computed.
+    """
+
+    def __init__(self, clip_a: Clip, clip_b: Clip, names: tuple, positions: tuple | list | None = None):
+        self.clips = clip_a, clip_b
+        self.positions = [clip_positions(c, names) for c in self.clips] if positions is None else list(positions)
+        self._references, self._roots = {}, {}
+
+    def reference(self, dt: float, run: int) -> np.ndarray:
+        """Each joint's typical acceleration peak over ``run`` frames ``(B,)``: the larger of the clips' :func:`run_reference`, floored."""
+        if (dt, run) not in self._references:
+            larger = np.maximum(run_reference(self.positions[0], dt, run), run_reference(self.positions[1], dt, run))
+            self._references[dt, run] = metrics.floored(larger)
+        return self._references[dt, run]
+
+    def root_motion(self, root_name: str, dt: float) -> tuple[np.ndarray, float, float]:
+        """(the axis the root turns about, the clips' largest heading rate, their largest root speed jump) of the bone ``root_name``."""
+        if (root_name, dt) not in self._roots:
+            roots = [root_motion.root_frames(c, c.bone_index(root_name))[0] for c in self.clips]
+            rotations = [quat.from_matrix(r[:, :3, :3]) for r in roots]
+            axis = root_motion.heading_axis(np.concatenate(rotations))  # the axis the blend turned the root about
+            turns = [np.abs(np.diff(root_motion.heading(r, axis))).max() / dt for r in rotations]
+            jumps = [np.abs(_speed_changes(r[:, :3, 3], dt)).max() for r in roots]
+            self._roots[root_name, dt] = axis, float(max(turns)), float(max(jumps))
+        return self._roots[root_name, dt]
+
+
 def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tuple | list | None = None,
-                       made_from: tuple | None = None) -> TransitionMetrics:
+                       made_from: tuple | None = None, yardstick: Yardstick | None = None) -> TransitionMetrics:
     """:class:`TransitionMetrics` of a :class:`..transition.blend.TransitionResult` made from ``clip_a`` and ``clip_b``.
 
     The window is measured from one frame before its first to one after its
     last. The yardstick for each joint's acceleration is the larger of the
     two clips' :func:`run_reference` for runs as long as the measured frames.
     positions: the two clips' :func:`clip_positions` on the result's bones,
-    when already computed (measuring several transitions of one pair).
+    when already computed; yardstick: their :class:`Yardstick`, to measure
+    several transitions of one pair (it holds the positions).
     made_from: the two clips as given, on their own skeletons, whose floor
     and heights the result must keep (default: clip_a and clip_b).
     """
@@ -81,28 +113,23 @@ def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tu
     first, last = max(result.window[0] - 1, 1), min(result.window[1] + 1, clip.num_frames - 2)
     measured = np.arange(first, last + 1)
 
-    own = [clip_positions(c, names) for c in (clip_a, clip_b)] if positions is None else list(positions)
-    positions = [clip_positions(clip, names)] + own
-    reference = np.maximum(run_reference(positions[1], dt, len(measured)), run_reference(positions[2], dt, len(measured)))
-    reference = metrics.floored(reference)
-    visibility = metrics.played_visibility(positions[0], dt, measured, reference)
+    own = yardstick or Yardstick(clip_a, clip_b, names, positions)
+    positions = [clip_positions(clip, names)] + own.positions
+    visibility = metrics.played_visibility(positions[0], dt, measured, own.reference(dt, len(measured)))
 
-    root_name = names[result.root]
-    roots = [root_motion.root_frames(c, c.bone_index(root_name))[0] for c in (clip, clip_a, clip_b)]
-    rotations = [quat.from_matrix(r[:, :3, :3]) for r in roots]
-    axis = root_motion.heading_axis(np.concatenate(rotations[1:]))  # the axis the blend turned the root about
-    headings = [root_motion.heading(r, axis) for r in rotations]
-    turns = [np.abs(np.diff(h)) / dt for h in headings]
-    speed_jumps = [np.abs(_speed_changes(r[:, :3, 3], dt)) for r in roots]
+    axis, clips_heading_rate, clips_root_speed_jump = own.root_motion(names[result.root], dt)
+    root = root_motion.root_frames(clip, result.root)[0]
+    turns = np.abs(np.diff(root_motion.heading(quat.from_matrix(root[:, :3, :3]), axis))) / dt
+    speed_jumps = np.abs(_speed_changes(root[:, :3, 3], dt))
 
     toes = contacts.toe_joints(names, positions[0])
     body = grounding.of_clip(clip, positions[0], positions[1:] if made_from is None else made_from)
     return TransitionMetrics(
         visibility=visibility,
-        root_speed_jump=float(speed_jumps[0][measured].max()),
-        clips_root_speed_jump=float(max(speed_jumps[1].max(), speed_jumps[2].max())),
-        heading_rate=float(turns[0][first - 1:last + 1].max()),
-        clips_heading_rate=float(max(turns[1].max(), turns[2].max())),
+        root_speed_jump=float(speed_jumps[measured].max()),
+        clips_root_speed_jump=clips_root_speed_jump,
+        heading_rate=float(turns[first - 1:last + 1].max()),
+        clips_heading_rate=clips_heading_rate,
         skating=contacts.toe_skating(positions[0], toes, dt, slice(first - 1, last + 2)),
         clips_skating=max(contacts.toe_skating(p, toes, dt, slice(None)) for p in positions[1:]),
         floor_offset=body.floor_offset,

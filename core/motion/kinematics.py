@@ -71,8 +71,9 @@ def forward_kinematics(parents: np.ndarray, rest: np.ndarray, location: np.ndarr
     pose = np.zeros((len(parents), 4, 4, frames), dtype=dtype)  # [bone, row, column] -> (F,) over frames
     needed = range(len(parents)) if bones is None else ancestors_and_self(parents, bones)
     chosen = slice(None) if bones is None else list(needed)
-    # Component-major copies of the needed bones' channels: [k-th needed bone, component] -> (F,) contiguous.
-    location, rotation, scale = (np.ascontiguousarray(np.asarray(channel)[:, chosen].transpose(1, 2, 0), dtype=dtype)
+    # Component-major copies of the needed bones' channels: [k-th needed bone, component] -> (F,) contiguous (the bones
+    # picked from the transposed view: one strided copy, not a gather and then a transpose).
+    location, rotation, scale = (np.ascontiguousarray(np.asarray(channel).transpose(1, 2, 0)[chosen], dtype=dtype)
                                  for channel in (location, rotation, scale))
     local = np.empty((3, 4, frames), dtype=dtype)  # the basis' top three rows; its last row is (0, 0, 0, 1)
     for k, bone in enumerate(needed):

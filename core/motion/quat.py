@@ -167,12 +167,13 @@ def angular_velocity(q: np.ndarray, dt: float) -> np.ndarray:
     return to_rotation_vector(multiply(q[1:], inverse(q[:-1]))) / dt
 
 
-def unroll(q: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
+def unroll(q: np.ndarray, reference: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Sign-continuous quaternions along axis 0 (no 180-degree flips between frames).
 
     Each sample keeps the sign that makes its dot product with the previous
     sample non-negative; ``reference (..., 4)`` optionally fixes the sign of the
     first sample. Vectorized: the flips are a cumulative product of signs.
+    out: where to write them (``q`` itself turns a long take's quaternions in place, with no second copy).
     """
     q = np.asarray(q, dtype=float)
     if q.shape[0] == 0:
@@ -182,7 +183,7 @@ def unroll(q: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
     if reference is not None:
         first = np.where(dot(q[0], reference) < 0.0, -1.0, 1.0)
     signs = np.cumprod(np.concatenate([first[None], steps], axis=0), axis=0)
-    return q * signs[..., None]
+    return np.multiply(q, signs[..., None], out=out)
 
 
 def matrix_entries(q: np.ndarray) -> list[np.ndarray]:

@@ -216,7 +216,8 @@ def _planted(result, reference, blended, still_before=0, switch=0):
 
 def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: float, method: str = "INERTIALIZE", curve: str = "smooth",
                pairs: np.ndarray | None = None, lock_feet: bool = True, align_b: bool = True,
-               labels: tuple[str, str] = CLIP_LABELS, still_before: int = 0, root: int | None = None) -> TransitionResult:
+               labels: tuple[str, str] = CLIP_LABELS, still_before: int = 0, root: int | None = None,
+               tracks: tuple | None = None) -> TransitionResult:
     """Clip A up to ``frame_a``, a blend of ``length`` seconds, then clip B aligned to continue it.
 
     frame_a, frame_b: 0-based frame indices where the transition starts in
@@ -232,7 +233,8 @@ def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: f
     still_before: result frames before this index keep A's pose (the foot
     lock's change fades in after it), as a composition keeps the frames an
     earlier transition changed; the blend must start after it. root: the
-    :func:`.align.travel_root` of these two clips when already found (a search blending them many times).
+    :func:`.align.travel_root` of these two clips when already found (a search blending them many times); tracks: with
+    it, their :func:`..motion.root.root_tracks` about it (B on A's skeleton), likewise.
     Bones are matched by name; the result is on A's skeleton. TransitionError for
     frames, lengths or pairs that do not fit the clips, calling them ``labels`` (A's, B's).
     """
@@ -251,7 +253,7 @@ def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: f
     index_a, index_b = _frame_pairs(clip_a, frame_a, b, frame_b, span + 1, method, pairs, labels)
     last_b = int(round(index_b[-1]))
     root = travel_root(clip_a, b) if root is None else root
-    tracks, axis = root_motion.root_tracks((clip_a, b), root)
+    tracks, axis = root_motion.root_tracks((clip_a, b), root) if tracks is None else tracks
     if method == "INERTIALIZE":
         channels, root_steps, height, tilt = _inertialized(clip_a, frame_a, b, index_b, *tracks)
     else:

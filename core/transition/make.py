@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import TransitionError
 from ..measure import grounding, transition as measure, verdict
 from ..measure.transition import TransitionMetrics
-from ..motion import kinematics
+from ..motion import kinematics, root as root_motion
 from ..motion.clip import Clip
 from . import blend, distance, points, timewarp
 from .align import CLIP_LABELS, on_skeleton, travel_root
@@ -150,12 +150,13 @@ def _context(clip, starts, span):
 
 
 def _search_root(near):
-    """The travelling root of the parts a search blends, found once for all its blends; None when there is none (each blend
-    then reports what does not fit, in its own order)."""
+    """The travelling root of the parts a search blends and their :func:`..motion.root.root_tracks` about it, found once for
+    all its blends; (None, None) when there is none (each blend then reports what does not fit, in its own order)."""
     try:
-        return travel_root(*near)
+        root = travel_root(*near)
     except TransitionError:
-        return None
+        return None, None
+    return root, root_motion.root_tracks(near, root)
 
 
 def _candidate_starts(candidates, clip_a, clip_b, still_before, labels):
@@ -211,7 +212,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     longest = int(round(max(lengths) * clip_a.fps))
     (offset_a, stop_a), (offset_b, stop_b) = (_context(clip, [start[k] for start in starts], longest) for k, clip in enumerate((clip_a, clip_b)))
     near = clip_a.slice_frames(offset_a, stop_a), clip_b.slice_frames(offset_b, stop_b)
-    own_positions, root = [measure.clip_positions(clip, clip_a.bone_names) for clip in near], _search_root(near)
+    own, (root, tracks) = measure.Yardstick(*near, clip_a.bone_names), _search_root(near)  # what the parts measure on their own, once
     best, failure = None, None
     for index_a, index_b in starts:  # a few points x lengths x methods: each blend is one vectorized pass
         for seconds in lengths:
@@ -223,11 +224,11 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
                 try:
                     result = blend.transition(near[0], index_a - offset_a, near[1], index_b - offset_b, seconds, chosen, lock_feet=lock_feet,
                                               pairs=None if pairs is None else pairs - (offset_a, offset_b), align_b=align, labels=labels,
-                                              still_before=still_before - offset_a, root=root)
+                                              still_before=still_before - offset_a, root=root, tracks=tracks)
                 except TransitionError as error:  # this length or method does not fit here: the next may
                     failure = error
                     continue
-                metrics = measure.transition_metrics(result, *near, own_positions)
+                metrics = measure.transition_metrics(result, *near, yardstick=own)
                 if best is None or _rank(metrics) < best[0]:
                     best = (_rank(metrics), metrics, result, (index_a, index_b, seconds, chosen, pairs))
         if best is not None and criteria_ratios(best[1]).max() <= GOOD_ENOUGH:

@@ -95,6 +95,8 @@ def test_unroll_removes_sign_flips(rng):
     unrolled = quat.unroll(flipped)
     assert (quat.dot(unrolled[1:], unrolled[:-1]) > 0).all()
     assert _same_rotation(unrolled, q).max() < 1e-12
+    in_place = flipped.copy()
+    assert quat.unroll(in_place, out=in_place) is in_place and np.array_equal(in_place, unrolled)  # a long take's, with no second copy
 
 
 def test_slerp_and_nlerp_endpoints_and_midpoint():

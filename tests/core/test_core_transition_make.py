@@ -7,6 +7,7 @@ from core import demo
 from core.errors import FeatureError, TransitionError
 from core.transition import blend, distance, make, points
 from core.measure import transition as measure
+from core.motion import root as root_motion
 from test_core_transition_blend import _turned, _walks
 
 
@@ -126,3 +127,22 @@ def test_clips_that_cannot_be_joined_are_one_clear_error():
         make.make_transition(a, b.with_channels(fps=24.0))
     with pytest.raises(TransitionError, match="no bone named 'Hips'"):
         make.make_transition(a, b.with_channels(bone_names=("Pelvis",) + b.bone_names[1:]))
+
+
+def test_the_search_measures_the_clips_own_motion_once_for_all_its_blends(monkeypatch):
+    """Each blend the search tries is held to the clips' own accelerations, heading rates and root speed jumps: those are
+    measured once per run length and reused, as are the roots' tracks the blends follow; every blend's metrics stay what
+    measuring it alone gives."""
+    a, b = _walks()
+    made, runs = [], []
+    metrics, reference = measure.transition_metrics, measure.run_reference
+    monkeypatch.setattr(measure, "transition_metrics", lambda *args, **options: made.append((args, options, metrics(*args, **options))) or made[-1][2])
+    monkeypatch.setattr(measure, "run_reference", lambda positions, dt, run: runs.append(run) or reference(positions, dt, run))
+    tracked, tracks = [], root_motion.root_tracks
+    monkeypatch.setattr(root_motion, "root_tracks", lambda *args: tracked.append(args) or tracks(*args))
+    monkeypatch.setattr(make, "GOOD_ENOUGH", -1.0)  # every candidate point tried
+    make.make_transition(a, b)
+    assert len(made) >= 3 and len(runs) < 2 * len(made)  # two clips' yardsticks per blend before
+    assert len(tracked) <= 2  # the roots' tracks found for the search's blends at once (and for the whole clips), not per blend
+    for (result, *clips), options, kept in made:
+        assert kept == metrics(result, *clips[:2], made_from=options.get("made_from"))  # measured alone

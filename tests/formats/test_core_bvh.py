@@ -175,6 +175,33 @@ def test_the_fast_reader_judges_every_odd_value_as_the_exact_reader_does(word):
         assert np.array_equal(fast, exact) and word in ("1_0", "+.5", "5.", "1E3")
 
 
+def _words(text):
+    """``plain_decimals``' arguments for the words of ``text`` (bytes)."""
+    codes = np.frombuffer(text, dtype=np.uint8)
+    edges = np.flatnonzero(np.diff(np.r_[0, codes > 32, 0]))
+    return codes, edges[0::2], edges[1::2]
+
+
+def test_plain_decimals_are_read_bit_for_bit_as_float_reads_them():
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.normal(0, scale, 3000) for scale in (1e-4, 1.0, 90.0, 1e6)])
+    words = [f"{value:.{places}f}" for places in (0, 1, 6, 9) for value in values if len(f"{abs(value):.{places}f}") <= 16]
+    words += ["-0.000000", "+5", "-.5", "5.", "-0", ".25", "+0.00", "999999999999999", "-9999999.99999999", "0000000000.12345"]
+    text = "\n".join(" ".join(words[k:k + 7]) for k in range(0, len(words), 7)).replace(" ", "\t", 50).encode()
+    read = bvh.decimals.plain_decimals(*_words(text))
+    assert np.array_equal(read.view(np.int64), np.array([float(word) for word in words]).view(np.int64))  # -0.0 too
+    for odd in ("1.2.3", "1-2", "+-1", "5+", "-", ".", "-.", "1..2", "1234567890123456", "0.0000000000000001"):
+        assert bvh.decimals.plain_decimals(*_words(f"1.5 {odd} 2".encode())) is None, odd
+
+
+def test_plain_motion_is_read_without_numpys_text_parser(monkeypatch):
+    """Numpy's own parser (``fromstring``) takes 5-6 times as long: a plain motion never needs it, CRLF and tabs included."""
+    info = _synthetic()
+    text = bvh.to_text(info).replace("\n", "\r\n").replace(" ", "\t", 400)
+    monkeypatch.setattr(bvh.read.np, "fromstring", lambda *args, **kwargs: pytest.fail("numpy's text parser was used"))
+    assert np.array_equal(bvh.parse_bvh(text).motion, bvh.exact.parse_exact(text).motion)
+
+
 @pytest.mark.parametrize("change", ["short row", "long row", "blank lines", "CRLF", "CR", "Frames"])
 def test_the_fast_reader_agrees_with_the_exact_reader_on_layout_problems(change, monkeypatch):
     monkeypatch.setattr(bvh.read, "_CHUNK_BYTES", 200)  # many chunks: problems across their edges

@@ -1,7 +1,8 @@
-"""The fast paths of Make Loop's ranking and Make Transition's search and foot lock give what the straightforward ones give (core only).
+"""The fast paths of the BVH reader, Make Loop's ranking and Make Transition's search and foot lock give what the straightforward
+ones give (core only).
 
-Each straightforward path is computed here, on the shared clips: the whole
-take posed at once for a loop's skating yardstick, every bone played there
+Each straightforward path is computed here, on the shared clips (and the
+corpus's BVH files where it is there): numpy's own text parser, the whole take posed at once for a loop's skating yardstick, every bone played there
 and back for a transition's foot lock, the root found again for every blend of its search.
 """
 
@@ -10,8 +11,9 @@ import pytest
 
 from core.formats import bvh, bvh_clip
 from core.loop import make as loop
-from core.motion import contacts, footlock, kinematics, quat, root as root_motion
+from core.motion import contacts, footlock, kinematics, quat, root as root_motion, rotation_modes
 from core.transition import blend, make as transition, points
+from helpers import CORPUS, NO_CORPUS
 
 
 def _clip(mocap_dir, name):
@@ -39,6 +41,45 @@ def _every_bone_planted(result, reference, blended, still_before=0, switch=0):
     for start, stop in contacts.contact_segments(changed):
         kept[start:stop] = blended[start:stop].any()
     return result.with_channels(rotation=np.where(kept[:, None, None], rotation, result.rotation)), kept
+
+
+def _bvh_files(folder):
+    return sorted(path for path in folder.rglob("*") if path.suffix.lower() == ".bvh")
+
+
+def _reads_as_numpys_parser_does(paths, monkeypatch):
+    fast = [bvh.read_bvh(path).motion for path in paths]
+    monkeypatch.setattr(bvh.decimals, "plain_decimals", lambda *args: None)  # every chunk through np.fromstring
+    for path, motion in zip(paths, fast):
+        assert np.array_equal(motion.view(np.int64), bvh.read_bvh(path).motion.view(np.int64)), path  # bit for bit, -0.0 too
+
+
+def test_the_shared_bvh_files_read_bit_for_bit_as_numpys_parser_reads_them(mocap_dir, monkeypatch):
+    paths = _bvh_files(mocap_dir.parent)
+    assert len(paths) >= 20
+    _reads_as_numpys_parser_does(paths, monkeypatch)
+
+
+@pytest.mark.skipif(NO_CORPUS is not None, reason=NO_CORPUS or "")
+def test_the_corpus_bvh_files_read_bit_for_bit_as_numpys_parser_reads_them(monkeypatch):
+    _reads_as_numpys_parser_does(_bvh_files(CORPUS), monkeypatch)
+
+
+def test_a_bvhs_rotations_are_seen_from_the_rest_as_quaternion_products_see_them(mocap_dir):
+    """The clip of a BVH turns each joint's rotation into its bone's rest frame a component at a time: as rest^-1 * q * rest."""
+    for name in ("dataset-1_walk_normal_001.bvh", "dataset-1_dance-short_normal_001.bvh"):
+        info = bvh.read_bvh(mocap_dir / name)
+        up = bvh.up_axis(info)
+        scale = bvh.suggest_scale(info, up)[0]
+        clip = bvh_clip.clip_from_bvh(info, scale, up)
+        rest, _, _, order = bvh_clip._importer_bones(info, scale)
+        turn = quat.from_matrix(rest[:, :3, :3])
+        rotation = np.array(clip.rotation)
+        for j, layout in enumerate(bvh.layouts(info.channels)[k] for k in order):
+            if layout.rotations:
+                euler = rotation_modes.euler_to_quat(np.radians(info.motion[:, list(layout.rotations)]), layout.order)
+                rotation[:, j] = quat.multiply(quat.multiply(quat.inverse(turn[j]), euler), turn[j])
+        assert np.abs(np.abs(quat.dot(rotation, clip.rotation)) - 1.0).max() <= 1e-12
 
 
 def test_a_takes_skating_is_posed_a_block_of_frames_and_the_feet_at_a_time(mocap_dir, monkeypatch):

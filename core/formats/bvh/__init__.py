@@ -2,8 +2,9 @@
 
 One module per job: :mod:`.layout` (the file's contents as data, where
 channels sit in a row, forward kinematics), :mod:`.read` (the checked
-reader, numpy first) with :mod:`.exact` (the token-by-token reader that names
-a problem's line and column), :mod:`.write`, :mod:`.units` (scale and up
+reader, numpy first) with :mod:`.decimals` (plain decimal words to numbers,
+vectorized) and :mod:`.exact` (the token-by-token reader that names a
+problem's line and column), :mod:`.write`, :mod:`.units` (scale and up
 axis, from the legs, head and stature that :mod:`.body` finds) and :mod:`.blender_text` (Blender exporter's text into the input's
 axes and layout). Callers use the names this package exposes.
 """

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import decimals
 from .exact import checked_info, motion_rows, parse_exact, parse_header
 from .layout import BvhError, BvhInfo, NotBvhError
 from .progress import Progress
@@ -36,7 +37,11 @@ def read_bvh(path: str | os.PathLike, progress: Callable[[float], None] | None =
         with open(path, "rb") as file:
             head = file.read(_SNIFF_BYTES)  # a binary file is refused before the rest of it is read
             _check_text(head)
-            data = head + file.read()
+            if file.seekable():  # read again whole: one copy of a long file's text, not its head joined to the rest
+                file.seek(0)
+                data = file.read()
+            else:
+                data = head + file.read()
     except OSError as error:
         raise BvhError(f"cannot be read: {error.strerror or error}") from None
     if data.startswith(b"\xef\xbb\xbf"):
@@ -84,11 +89,11 @@ class _NotFast(Exception):
 
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
-_CHUNK_BYTES = 1 << 23  # motion text parsed per pass: the per-chunk work arrays stay a few times 8 MB
+_CHUNK_BYTES = 1 << 18  # motion text parsed per pass: the per-chunk work arrays stay in the processor's cache
 #: Bytes the fast motion reader takes: digits, signs, '.', exponents, space, tab, newline. Anything
 #: else (a letter, a comma, a NUL, a byte that is not ASCII) is for the exact reader to judge.
-_FAST_BYTES = np.zeros(256, dtype=bool)
-_FAST_BYTES[np.frombuffer(b"0123456789+-.eE \t\n", dtype=np.uint8)] = True
+_FAST_BYTES = b"0123456789+-.eE \t\n"
+_PLAIN_BYTES = _FAST_BYTES.translate(None, b"eE")  # without exponents: what decimals.plain_decimals reads
 
 
 class _ByteLines:
@@ -125,6 +130,7 @@ def _parse_fast(data, progress):
     # A row takes at least 2 * width - 1 bytes: a larger count cannot be filled, so no more is allocated.
     motion = np.empty((min(count, (len(data) - start) // (2 * width - 1) + 1), width))
     rows, first, report = 0, start, Progress(progress)
+    counted, lines_before = start, words.count  # the file's lines before byte ``counted``, counted only when a chunk needs them
     while start < len(data):
         end = len(data) if len(data) - start <= _CHUNK_BYTES else data.rfind(b"\n", start, start + _CHUNK_BYTES) + 1
         if end <= start:  # a line longer than a chunk
@@ -132,8 +138,8 @@ def _parse_fast(data, progress):
         try:
             values = _chunk_rows(data[start:end], width)
         except _NotFast:  # only this chunk is read token by token: it names the problem, or accepts what float() reads
-            values = motion_rows(_decoded(data[start:end]).split("\n"), words.count + data.count(b"\n", first, start), skeleton,
-                                 end == len(data))
+            counted, lines_before = start, lines_before + data.count(b"\n", counted, start)
+            values = motion_rows(_decoded(data[start:end]).split("\n"), lines_before, skeleton, end == len(data))
         kept = values[:max(0, len(motion) - rows)]
         motion[rows:rows + len(kept)] = kept
         rows += len(values)
@@ -144,27 +150,35 @@ def _parse_fast(data, progress):
 
 def _chunk_rows(chunk, width):
     """The rows ``(n, width)`` of a chunk of whole motion lines; _NotFast on anything the exact reader must name."""
-    codes = np.frombuffer(chunk, dtype=np.uint8)
-    if not _FAST_BYTES[codes].all():
+    others = chunk.translate(None, _PLAIN_BYTES)
+    if others.translate(None, b"eE"):
         raise _NotFast
-    space = codes <= 32  # only space, tab and newline are left
-    begins = ~space
-    begins[1:] &= space[:-1]
-    begins = np.flatnonzero(begins)
+    codes = np.frombuffer(chunk, dtype=np.uint8)
+    # Word edges: where a byte's being whitespace (space, tab or newline: all that is left) changes.
+    filled = np.zeros(len(codes) + 2, dtype=np.int8)
+    filled[1:-1] = codes > 32
+    edges = np.flatnonzero(filled[1:] != filled[:-1])
+    begins, ends = edges[0::2], edges[1::2]
     # Values per line: word beginnings between one line's start and the next's (a blank line has none).
     starts = np.concatenate([[0], np.flatnonzero(codes == 10) + 1, [len(codes)]])
     counts = np.diff(np.searchsorted(begins, starts))
     if np.any((counts != 0) & (counts != width)):
         raise _NotFast
-    words = len(begins)
-    if not words:
+    if not len(begins):
         return np.empty((0, width))
+    values = None if others else decimals.plain_decimals(codes, begins, ends)
+    if values is None:  # exponents, long or odd words: numpy's own parser
+        values = _parsed(chunk)
+    if len(values) != len(begins) or not np.isfinite(values).all():
+        raise _NotFast
+    return values.reshape(-1, width)
+
+
+def _parsed(chunk):
+    """The numbers of a chunk of motion text by numpy's own parser; _NotFast where a word is no number."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", DeprecationWarning)  # numpy's way of saying a word was no number
-            values = np.fromstring(chunk, sep=" ")
+            return np.fromstring(chunk, sep=" ")
     except (DeprecationWarning, ValueError):
         raise _NotFast from None
-    if len(values) != words or not np.isfinite(values).all():
-        raise _NotFast
-    return values.reshape(-1, width)
