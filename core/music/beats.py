@@ -87,14 +87,30 @@ def dynamic_program(score: np.ndarray, period: float, tightness: float = TIGHTNE
     return cumulative[farthest:], backlink
 
 
-def _backtrace(cumulative: np.ndarray, backlink: np.ndarray) -> np.ndarray:
-    """Beat frames (beats,), ascending, from the last local maximum of ``cumulative`` at least half their median."""
-    inner = cumulative[1:-1]
-    peaks = np.flatnonzero((inner > cumulative[:-2]) & (inner >= cumulative[2:])) + 1
+def _dominant_peaks(cumulative: np.ndarray, half: int) -> np.ndarray:
+    """The frames (peaks,) whose ``cumulative`` score is the largest within ``half`` frames on either side (the ends of
+    the audio close the span), ascending; the first of equal ones."""
+    before, after = np.full(len(cumulative), -np.inf), np.full(len(cumulative), -np.inf)
+    for lag in range(1, min(half, len(cumulative) - 1) + 1):
+        before[lag:] = np.maximum(before[lag:], cumulative[:-lag])
+        after[:-lag] = np.maximum(after[:-lag], cumulative[lag:])
+    return np.flatnonzero((cumulative > before) & (cumulative >= after))
+
+
+def _backtrace(cumulative: np.ndarray, backlink: np.ndarray, period: float) -> np.ndarray:
+    """Beat frames (beats,), ascending, traced back from the last frame whose ``cumulative`` score is the largest within
+    half a ``period`` (frames) on either side and at least half the median of such frames.
+
+    A beat's score outdoes those of the notes between it and the next beat, so the last beat is found whether the audio
+    ends just after it or just before the next. Were every local maximum a candidate, the last could be a weak note
+    between beats after the last one, and the beats traced back from it a fraction of a beat off for as long as a chain
+    of such notes outscores joining the beats."""
+    peaks = _dominant_peaks(cumulative, max(1, int(round(period / 2))))
     if len(peaks) == 0:
         return np.zeros(0, dtype=np.int64)
-    tail = peaks[np.flatnonzero(cumulative[peaks] >= 0.5 * np.median(cumulative[peaks]))[-1]]
-    beats = [int(tail)]
+    last = peaks[np.flatnonzero(cumulative[peaks] >= 0.5 * np.median(cumulative[peaks]))[-1]]
+    ends = peaks[(peaks <= last) & (peaks >= last - period)]  # chains ending in the last beat's span hold as many beats
+    beats = [int(ends[np.argmax(cumulative[ends])])]
     while backlink[beats[-1]] >= 0:  # one step per beat
         beats.append(int(backlink[beats[-1]]))
     return np.array(beats[::-1], dtype=np.int64)
@@ -195,7 +211,7 @@ def beats_from_envelope(envelope: Envelope, source: object = "the audio", tightn
     _refuse_without_beat(envelope, tempo, source, min_confidence)
     score = local_score(values, tempo.period)
     cumulative, backlink = dynamic_program(score, tempo.period, tightness)
-    frames = _trim(_backtrace(cumulative, backlink), score)
+    frames = _trim(_backtrace(cumulative, backlink, tempo.period), score)
     if len(frames) < BAR:
         raise NoSteadyBeat(source, f"{len(frames)} beats, fewer than one bar of {BAR}")
     positions = _from_the_start(_refine(frames, score), tempo.period, envelope.loudness)

@@ -13,7 +13,7 @@ import pytest
 from core.errors import AudioError, LoopsmithError, NoSteadyBeat
 from core.music import f_measure, onset_strength, read_wav, track_beats, track_wav, wav_blocks
 from core.music.beats import dynamic_program
-from sound import RATE, TRACKS, click_track, clicks, kick_snare, soft_chords, song, speech_like, write_wav
+from sound import RATE, TRACKS, click_track, clicks, clicks_between, kick_snare, soft_chords, song, speech_like, write_wav
 HOUSE = pathlib.Path(__file__).resolve().parents[3] / "shared" / "music" / "house_lo.ogg"
 
 
@@ -146,6 +146,16 @@ def test_the_dynamic_program_follows_the_period_where_the_envelope_is_silent():
         beats.append(frame)
         frame = backlink[frame]
     assert np.array_equal(np.diff(beats[::-1]), np.full(len(beats) - 1, 20))
+
+
+@pytest.mark.parametrize("after, gain", [(1 / 3, 0.6), (0.5, 0.4), (2 / 3, 0.6)])
+@pytest.mark.parametrize("tail", [0.6, 0.8])
+def test_the_last_beat_is_found_however_the_audio_ends_after_it(after, gain, tail):
+    """Quieter notes between the beats, the audio ending after one of them: the beats were traced back from it (the
+    last local maximum of the cumulative score) and all of them fell on the notes between (F 0)."""
+    samples, truth = clicks_between(120.0, 10.0, after, gain, tail)
+    found = track_beats(samples, RATE)
+    assert f_measure(found.times, truth) == 1.0 and found.times[-1] == pytest.approx(truth[-1], abs=0.01)
 
 
 # --- against librosa ---------------------------------------------------------------------------------------------------
