@@ -139,6 +139,18 @@ def clicks_between(bpm=120.0, seconds=10.0, after=0.5, gain=0.4, tail=0.8):
     return out, beats
 
 
+def syncopated(bpm=130.0, seconds=12.0, bass=0.5):
+    """A bass drum (``bass``) on the beats, a louder drum (0.9) a sixteenth after each and hats on the off-beat
+    sixteenths: the loudest stroke is not the beat's (a candombe's or a samba's pulse)."""
+    beats = _grid(bpm, seconds)
+    period = 60.0 / bpm
+    out = np.zeros(int(seconds * RATE))
+    _place(out, beats, _kick(), bass)
+    _place(out, beats + period / 4, _snare(), 0.9)
+    _place(out, np.concatenate([beats + period / 2, beats + 3 * period / 4]), _hat(), 0.3)
+    return out, beats
+
+
 def speech_like(seconds=20.0, seed=5):
     """Amplitude-modulated noise and voiced buzz in syllables of irregular lengths and gaps, phrases apart."""
     rng = np.random.default_rng(seed)

@@ -4,11 +4,13 @@
 The envelope, divided by its standard deviation and smoothed by a narrow Gaussian, is each frame's local score. A
 frame's cumulative score is its local score plus the best, over earlier frames half a period to two periods back,
 of their cumulative score minus ``tightness * log(interval / period) ** 2``; the beats are the backtrace from the
-last strong peak of the cumulative score (a sequence starts afresh wherever no predecessor adds to the score),
-without the weak beats before the music starts and after it ends. Since every candidate predecessor lies at least half a period back, the frames of one half period are scored
-together as one (frames, candidates) array. Each beat is then placed between envelope frames, at the peak of a
-parabola through its local score, and rounded to the sample; the grid is carried back to a beat at the very start
-when the music sounds there.
+last strong peak of the cumulative score that no frame within half a period outscores (a sequence starts afresh
+wherever no predecessor adds to the score), without the weak beats before the music starts and after it ends. Since
+every candidate predecessor lies at least half a period back, the frames of one half period are scored together as
+one (frames, candidates) array. Where the loudest strokes fall a quarter or half beat from the bass drum's, the beats
+move onto the bass drum's. Each beat is then placed between envelope frames, at the peak of a parabola through its
+local score, and rounded to the sample; the grid is carried back to a beat at the very start when the music sounds
+there.
 
 Music is never refused for a weak beat (its low confidence says so); only silence, noise (no periodicity at all)
 and speech (little periodicity, and silent gaps between the sounds, which music does not have) are.
@@ -33,6 +35,8 @@ SPEECH_GAPS = 0.05  # share of gaps between the first and last sound from which 
 BAR = 4  # beats: audio shorter than one bar has no beat to track
 F_WINDOW = 0.07  # seconds: a detected beat within this of a reference beat is a hit
 BAR_OF_THREE = 0.25  # every third beat this much stronger than the rest (relative to the beats'): heard a bar of three at a time
+BASS_LEAD = 1.5  # the bass drum's strokes this much stronger a fraction of a beat away ...
+SYNCOPATION = 0.5  # ... where all the bands' onsets are at least this share of the beats': the beat is on the bass drum
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,25 @@ def _from_the_start(positions: np.ndarray, period: float, loudness: np.ndarray |
     return positions
 
 
+def on_the_bass(frames: np.ndarray, score: np.ndarray, bass: np.ndarray, period: float) -> np.ndarray:
+    """``frames`` (beats,) moved by a quarter or half ``period`` where the bass drum strikes: where the local ``bass``
+    score (frames,) is :data:`BASS_LEAD` times as strong there as on the beats and the local ``score`` (frames,) of all
+    bands at least :data:`SYNCOPATION` of the beats'. A syncopated drum's loudest stroke can fall a sixteenth after the
+    beat (candombe, samba), nearly as strong as the beat's: the bass drum then marks the beat."""
+    def mean_at(values, at):
+        return float(values[np.clip(at, 0, len(values) - 1)].mean())
+
+    best, lead = 0.0, BASS_LEAD
+    for shift in (-0.25, 0.25, 0.5):
+        moved = np.round(frames + shift * period).astype(np.int64)
+        here_bass, here = mean_at(bass, frames), mean_at(score, frames)
+        gain = mean_at(bass, moved) / max(here_bass, 1e-12)
+        if gain >= lead and mean_at(score, moved) >= SYNCOPATION * here:
+            best, lead = shift, gain
+    moved = np.round(frames + best * period).astype(np.int64)
+    return moved[(moved >= 0) & (moved < len(score))]
+
+
 def other_level(frames: np.ndarray, score: np.ndarray, bpm: float) -> float:
     """The tempo (BPM) the pulse of beats at ``frames`` (beats,) may be heard at instead: double ``bpm`` when the local
     ``score`` (frames,) halfway between beats is strong, relative to the beats', half when every other beat stands out, a
@@ -212,6 +235,8 @@ def beats_from_envelope(envelope: Envelope, source: object = "the audio", tightn
     score = local_score(values, tempo.period)
     cumulative, backlink = dynamic_program(score, tempo.period, tightness)
     frames = _trim(_backtrace(cumulative, backlink, tempo.period), score)
+    if envelope.bass is not None and len(frames):
+        frames = on_the_bass(frames, score, local_score(envelope.bass, tempo.period), tempo.period)
     if len(frames) < BAR:
         raise NoSteadyBeat(source, f"{len(frames)} beats, fewer than one bar of {BAR}")
     positions = _from_the_start(_refine(frames, score), tempo.period, envelope.loudness)
