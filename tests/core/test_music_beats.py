@@ -95,7 +95,7 @@ def test_the_same_song_at_16_22_and_44_khz_gives_the_same_beats(make):
     samples, _ = make()
     found = {rate: track_beats(_resampled(samples, rate), rate).times for rate in (16000, 22050, 44100)}
     for rate in (16000, 44100):
-        assert len(found[rate]) == len(found[22050]) and np.abs(found[rate] - found[22050]).max() <= 0.002, rate
+        assert len(found[rate]) == len(found[22050]) and np.abs(found[rate] - found[22050]).max() <= 0.005, rate
 
 
 def test_a_syncopated_drums_beat_is_on_the_bass_drum():
@@ -300,8 +300,19 @@ def test_header_only_wav_holds_no_samples(tmp_path):
         read_wav(write_wav(tmp_path / "empty.wav", np.zeros(0)))
 
 
+def _prime_factors(number):
+    factors, prime = [1], 2
+    while number > 1:
+        while number % prime == 0:
+            factors, number = factors + [prime], number // prime
+        prime += 1
+    return factors
+
+
 def test_envelope_frames_follow_the_hop_in_seconds():
     for rate in (8000, 11025, 22050, 44100, 48000):
         envelope = onset_strength(np.zeros(rate * 2), rate)
         assert envelope.frame_rate == pytest.approx(22050 / 512, rel=0.01) and not envelope.values.any()
+        # the window as long at every rate (was 2048 samples at 16 kHz: 128 ms), of a length with a fast FFT
+        assert envelope.window / rate == pytest.approx(2048 / 22050, rel=0.01) and max(_prime_factors(envelope.window)) <= 11
         assert len(envelope.values) == pytest.approx(2 * envelope.frame_rate, abs=1)
