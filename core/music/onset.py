@@ -23,7 +23,7 @@ BANDS = 64  # mel bands the flux is measured in
 TOP_HZ = 8000.0  # the bands' top at every sample rate: 16 kHz audio's Nyquist frequency
 BASS_HZ = 200.0  # the bands centred below this hold the bass drum's strokes
 FLOOR_DB = -80.0  # decibels relative to a full-scale sine: quieter is silence
-WINDOWS_PER_CHUNK = 512  # spectra computed at once: bounds the memory of a block (~30 MB at 44.1 kHz)
+WINDOWS_PER_CHUNK = 256  # spectra computed at once: bounds the memory of a block (~20 MB at 44.1 kHz)
 
 
 @dataclass(frozen=True)
