@@ -184,10 +184,10 @@ def on_the_bass(frames: np.ndarray, score: np.ndarray, bass: np.ndarray, period:
         return float(values[np.clip(at, 0, len(values) - 1)].mean())
 
     best, lead = 0.0, BASS_LEAD
+    here_bass, here = max(mean_at(bass, frames), 1e-12), mean_at(score, frames)
     for shift in (-0.25, 0.25, 0.5):
         moved = np.round(frames + shift * period).astype(np.int64)
-        here_bass, here = mean_at(bass, frames), mean_at(score, frames)
-        gain = mean_at(bass, moved) / max(here_bass, 1e-12)
+        gain = mean_at(bass, moved) / here_bass
         if gain >= lead and mean_at(score, moved) >= SYNCOPATION * here:
             best, lead = shift, gain
     moved = np.round(frames + best * period).astype(np.int64)
