@@ -128,6 +128,29 @@ def soft_chords(bpm=84.0, seconds=12.0, attack=0.03, seed=0):
     return out, beats
 
 
+def clicks_between(bpm=120.0, seconds=10.0, after=0.5, gain=0.4, tail=0.8):
+    """Clicks on the beats and quieter ones (``gain`` of theirs) ``after`` a beat's fraction later, the audio ending
+    ``tail`` of a beat after the last beat."""
+    period = 60.0 / bpm
+    beats = _grid(bpm, seconds)
+    out = np.zeros(int((beats[-1] + tail * period) * RATE))
+    _place(out, beats, _click(), 0.8)
+    _place(out, beats + after * period, _click(), 0.8 * gain)
+    return out, beats
+
+
+def syncopated(bpm=130.0, seconds=12.0, bass=0.5):
+    """A bass drum (``bass``) on the beats, a louder drum (0.9) a sixteenth after each and hats on the off-beat
+    sixteenths: the loudest stroke is not the beat's (a candombe's or a samba's pulse)."""
+    beats = _grid(bpm, seconds)
+    period = 60.0 / bpm
+    out = np.zeros(int(seconds * RATE))
+    _place(out, beats, _kick(), bass)
+    _place(out, beats + period / 4, _snare(), 0.9)
+    _place(out, np.concatenate([beats + period / 2, beats + 3 * period / 4]), _hat(), 0.3)
+    return out, beats
+
+
 def speech_like(seconds=20.0, seed=5):
     """Amplitude-modulated noise and voiced buzz in syllables of irregular lengths and gaps, phrases apart."""
     rng = np.random.default_rng(seed)

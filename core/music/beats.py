@@ -4,11 +4,13 @@
 The envelope, divided by its standard deviation and smoothed by a narrow Gaussian, is each frame's local score. A
 frame's cumulative score is its local score plus the best, over earlier frames half a period to two periods back,
 of their cumulative score minus ``tightness * log(interval / period) ** 2``; the beats are the backtrace from the
-last strong peak of the cumulative score (a sequence starts afresh wherever no predecessor adds to the score),
-without the weak beats before the music starts and after it ends. Since every candidate predecessor lies at least half a period back, the frames of one half period are scored
-together as one (frames, candidates) array. Each beat is then placed between envelope frames, at the peak of a
-parabola through its local score, and rounded to the sample; the grid is carried back to a beat at the very start
-when the music sounds there.
+last strong peak of the cumulative score that no frame within half a period outscores (a sequence starts afresh
+wherever no predecessor adds to the score), without the weak beats before the music starts and after it ends. Since
+every candidate predecessor lies at least half a period back, the frames of one half period are scored together as
+one (frames, candidates) array. Where the loudest strokes fall a quarter or half beat from the bass drum's, the beats
+move onto the bass drum's. Each beat is then placed between envelope frames, at the peak of a parabola through its
+local score, and rounded to the sample; the grid is carried back to a beat at the very start when the music sounds
+there.
 
 Music is never refused for a weak beat (its low confidence says so); only silence, noise (no periodicity at all)
 and speech (little periodicity, and silent gaps between the sounds, which music does not have) are.
@@ -33,6 +35,8 @@ SPEECH_GAPS = 0.05  # share of gaps between the first and last sound from which 
 BAR = 4  # beats: audio shorter than one bar has no beat to track
 F_WINDOW = 0.07  # seconds: a detected beat within this of a reference beat is a hit
 BAR_OF_THREE = 0.25  # every third beat this much stronger than the rest (relative to the beats'): heard a bar of three at a time
+BASS_LEAD = 1.5  # the bass drum's strokes this much stronger a fraction of a beat away ...
+SYNCOPATION = 0.5  # ... where all the bands' onsets are at least this share of the beats': the beat is on the bass drum
 
 
 @dataclass(frozen=True)
@@ -87,14 +91,30 @@ def dynamic_program(score: np.ndarray, period: float, tightness: float = TIGHTNE
     return cumulative[farthest:], backlink
 
 
-def _backtrace(cumulative: np.ndarray, backlink: np.ndarray) -> np.ndarray:
-    """Beat frames (beats,), ascending, from the last local maximum of ``cumulative`` at least half their median."""
-    inner = cumulative[1:-1]
-    peaks = np.flatnonzero((inner > cumulative[:-2]) & (inner >= cumulative[2:])) + 1
+def _dominant_peaks(cumulative: np.ndarray, half: int) -> np.ndarray:
+    """The frames (peaks,) whose ``cumulative`` score is the largest within ``half`` frames on either side (the ends of
+    the audio close the span), ascending; the first of equal ones."""
+    before, after = np.full(len(cumulative), -np.inf), np.full(len(cumulative), -np.inf)
+    for lag in range(1, min(half, len(cumulative) - 1) + 1):
+        before[lag:] = np.maximum(before[lag:], cumulative[:-lag])
+        after[:-lag] = np.maximum(after[:-lag], cumulative[lag:])
+    return np.flatnonzero((cumulative > before) & (cumulative >= after))
+
+
+def _backtrace(cumulative: np.ndarray, backlink: np.ndarray, period: float) -> np.ndarray:
+    """Beat frames (beats,), ascending, traced back from the last frame whose ``cumulative`` score is the largest within
+    half a ``period`` (frames) on either side and at least half the median of such frames.
+
+    A beat's score outdoes those of the notes between it and the next beat, so the last beat is found whether the audio
+    ends just after it or just before the next. Were every local maximum a candidate, the last could be a weak note
+    between beats after the last one, and the beats traced back from it a fraction of a beat off for as long as a chain
+    of such notes outscores joining the beats."""
+    peaks = _dominant_peaks(cumulative, max(1, int(round(period / 2))))
     if len(peaks) == 0:
         return np.zeros(0, dtype=np.int64)
-    tail = peaks[np.flatnonzero(cumulative[peaks] >= 0.5 * np.median(cumulative[peaks]))[-1]]
-    beats = [int(tail)]
+    last = peaks[np.flatnonzero(cumulative[peaks] >= 0.5 * np.median(cumulative[peaks]))[-1]]
+    ends = peaks[(peaks <= last) & (peaks >= last - period)]  # chains ending in the last beat's span hold as many beats
+    beats = [int(ends[np.argmax(cumulative[ends])])]
     while backlink[beats[-1]] >= 0:  # one step per beat
         beats.append(int(backlink[beats[-1]]))
     return np.array(beats[::-1], dtype=np.int64)
@@ -155,6 +175,25 @@ def _from_the_start(positions: np.ndarray, period: float, loudness: np.ndarray |
     return positions
 
 
+def on_the_bass(frames: np.ndarray, score: np.ndarray, bass: np.ndarray, period: float) -> np.ndarray:
+    """``frames`` (beats,) moved by a quarter or half ``period`` where the bass drum strikes: where the local ``bass``
+    score (frames,) is :data:`BASS_LEAD` times as strong there as on the beats and the local ``score`` (frames,) of all
+    bands at least :data:`SYNCOPATION` of the beats'. A syncopated drum's loudest stroke can fall a sixteenth after the
+    beat (candombe, samba), nearly as strong as the beat's: the bass drum then marks the beat."""
+    def mean_at(values, at):
+        return float(values[np.clip(at, 0, len(values) - 1)].mean())
+
+    best, lead = 0.0, BASS_LEAD
+    here_bass, here = max(mean_at(bass, frames), 1e-12), mean_at(score, frames)
+    for shift in (-0.25, 0.25, 0.5):
+        moved = np.round(frames + shift * period).astype(np.int64)
+        gain = mean_at(bass, moved) / here_bass
+        if gain >= lead and mean_at(score, moved) >= SYNCOPATION * here:
+            best, lead = shift, gain
+    moved = np.round(frames + best * period).astype(np.int64)
+    return moved[(moved >= 0) & (moved < len(score))]
+
+
 def other_level(frames: np.ndarray, score: np.ndarray, bpm: float) -> float:
     """The tempo (BPM) the pulse of beats at ``frames`` (beats,) may be heard at instead: double ``bpm`` when the local
     ``score`` (frames,) halfway between beats is strong, relative to the beats', half when every other beat stands out, a
@@ -195,7 +234,9 @@ def beats_from_envelope(envelope: Envelope, source: object = "the audio", tightn
     _refuse_without_beat(envelope, tempo, source, min_confidence)
     score = local_score(values, tempo.period)
     cumulative, backlink = dynamic_program(score, tempo.period, tightness)
-    frames = _trim(_backtrace(cumulative, backlink), score)
+    frames = _trim(_backtrace(cumulative, backlink, tempo.period), score)
+    if envelope.bass is not None and len(frames):
+        frames = on_the_bass(frames, score, local_score(envelope.bass, tempo.period), tempo.period)
     if len(frames) < BAR:
         raise NoSteadyBeat(source, f"{len(frames)} beats, fewer than one bar of {BAR}")
     positions = _from_the_start(_refine(frames, score), tempo.period, envelope.loudness)

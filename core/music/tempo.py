@@ -1,11 +1,14 @@
 """Tempo: the beat period that the onset envelope repeats at most, weighed by a prior on usual tempos.
 
-The envelope is cut into overlapping windows (8 s, Hann-tapered); each window's autocorrelation is divided by its
-value at lag 0 and the windows are averaged (a mean tempogram, silent windows left out; a few windows at a time so an hour's envelope needs no more memory). The period is the lag that
-maximizes the log of that mean plus a log-normal prior centred on 120 BPM with a standard deviation of 0.8 octave
-(so 60-180 BPM is preferred and tempos over 320 BPM are refused), refined to a fraction of a frame by a parabola
-through the peak. The confidence is the same mean autocorrelation at that period after removing each window's mean:
-near 1 for a click track, near 0 for noise, low for speech, whose syllables come at irregular intervals.
+The envelope is cut into overlapping windows (8 s, Hann-tapered); each window's autocorrelation, with the window's
+mean removed, is divided by its value at lag 0 and the windows are averaged (a mean tempogram, silent windows left out;
+a few windows at a time so an hour's envelope needs no more memory). The period is the lag that maximizes the log of
+that mean plus a log-normal prior centred on 120 BPM with a standard deviation of 0.8 octave (so 60-180 BPM is
+preferred and tempos over 320 BPM are refused), refined to a fraction of a frame by a parabola through the peak. The
+mean is removed because the tapered window's overlap with itself shrinks with the lag: the mean's share of the
+correlation would favour short periods, more the steadier the envelope's floor (a floor a fifth of the onsets' height
+turned a pulse at 62 BPM into 122). The confidence is that mean autocorrelation at the period: near 1 for a click
+track, near 0 for noise, low for speech, whose syllables come at irregular intervals.
 """
 
 from dataclasses import dataclass
@@ -88,7 +91,7 @@ def estimate_tempo(envelope: np.ndarray, frame_rate: float, start_bpm: float = S
     lags = np.arange(len(plain), dtype=np.float64)
     with np.errstate(divide="ignore"):
         bpms = 60.0 * frame_rate / lags
-        score = np.log(np.maximum(plain, 0.0) + 1e-6) - 0.5 * (np.log2(bpms / start_bpm) / prior_octaves) ** 2
+        score = np.log(np.maximum(centred, 0.0) + 1e-6) - 0.5 * (np.log2(bpms / start_bpm) / prior_octaves) ** 2
     allowed = (bpms >= MIN_BPM) & (bpms <= MAX_BPM)
     if not allowed.any() or not np.any(plain[allowed] > 0):
         return Tempo(start_bpm, 60.0 * frame_rate / start_bpm, 0.0, centred)

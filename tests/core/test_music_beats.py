@@ -13,7 +13,9 @@ import pytest
 from core.errors import AudioError, LoopsmithError, NoSteadyBeat
 from core.music import f_measure, onset_strength, read_wav, track_beats, track_wav, wav_blocks
 from core.music.beats import dynamic_program
-from sound import RATE, TRACKS, click_track, clicks, kick_snare, soft_chords, song, speech_like, write_wav
+from core.music.tempo import estimate_tempo
+from sound import (RATE, TRACKS, click_track, clicks, clicks_between, kick_snare, soft_chords, song, speech_like,
+                   syncopated, write_wav)
 HOUSE = pathlib.Path(__file__).resolve().parents[3] / "shared" / "music" / "house_lo.ogg"
 
 
@@ -74,6 +76,43 @@ def test_music_with_nothing_above_2_khz_is_tracked(make):
     samples, truth = make()
     found = track_beats(_band_limited(samples, 2000.0, 2), 2 * RATE)  # was refused: "silence", the median of silent bands
     assert f_measure(found.times, truth) >= 0.95 and found.tempo_bpm == pytest.approx(60.0 / np.median(np.diff(truth)), rel=0.02)
+
+
+def _resampled(samples, rate):
+    """``samples`` at :data:`RATE` resampled to ``rate`` Hz through the spectrum (what lies above the lower Nyquist
+    frequency dropped)."""
+    count = int(round(len(samples) * rate / RATE))
+    spectrum = np.fft.rfft(samples)[: count // 2 + 1]
+    return np.fft.irfft(np.pad(spectrum, (0, count // 2 + 1 - len(spectrum))), count) * count / len(samples)
+
+
+@pytest.mark.parametrize("make", [lambda: song(128.0, 12.0), lambda: kick_snare(100.0, 12.0),
+                                  lambda: soft_chords(110.0, 12.0, 0.15, 0)], ids=["song", "drums", "soft chords"])
+def test_the_same_song_at_16_22_and_44_khz_gives_the_same_beats(make):
+    """Hop and window are set in seconds (the hop a fraction of a sample at 16 kHz) and the bands in Hz (0-8 kHz) at
+    every rate: the window was 128 ms at 16 kHz, the hop 23.25 ms and the bands up to each rate's Nyquist frequency,
+    so the same song's beats moved by 10 ms (drums) to 106 ms (soft chords over a hiss) from one rate to another."""
+    samples, _ = make()
+    found = {rate: track_beats(_resampled(samples, rate), rate).times for rate in (16000, 22050, 44100)}
+    for rate in (16000, 44100):
+        assert len(found[rate]) == len(found[22050]) and np.abs(found[rate] - found[22050]).max() <= 0.005, rate
+
+
+def test_a_syncopated_drums_beat_is_on_the_bass_drum():
+    """The loudest stroke a sixteenth after the beat, as loud in all bands as the beat's: the beats were on it (F 0)."""
+    for bass in (0.3, 0.5):
+        samples, truth = syncopated(130.0, 12.0, bass)
+        assert f_measure(track_beats(samples, RATE).times, truth) >= 0.95, bass
+
+
+def test_a_steady_floor_under_the_onsets_does_not_change_the_tempo():
+    """The tempogram's windows have their mean removed: a floor a fifth of the pulses' height turned 62 BPM into 122."""
+    frame_rate = 22050 / 512
+    for bpm in (62.0, 70.0, 90.0):
+        envelope = 0.05 * np.random.default_rng(0).random(int(20 * frame_rate))
+        envelope[np.round(np.arange(5, len(envelope), 60.0 * frame_rate / bpm)).astype(int)] += 1.0
+        for floor in (0.2, 0.5, 1.0):
+            assert estimate_tempo(envelope + floor, frame_rate).bpm == pytest.approx(bpm, rel=0.02), (bpm, floor)
 
 
 def _nearest_offsets(found, truth):
@@ -146,6 +185,16 @@ def test_the_dynamic_program_follows_the_period_where_the_envelope_is_silent():
         beats.append(frame)
         frame = backlink[frame]
     assert np.array_equal(np.diff(beats[::-1]), np.full(len(beats) - 1, 20))
+
+
+@pytest.mark.parametrize("after, gain", [(1 / 3, 0.6), (0.5, 0.4), (2 / 3, 0.6)])
+@pytest.mark.parametrize("tail", [0.6, 0.8])
+def test_the_last_beat_is_found_however_the_audio_ends_after_it(after, gain, tail):
+    """Quieter notes between the beats, the audio ending after one of them: the beats were traced back from it (the
+    last local maximum of the cumulative score) and all of them fell on the notes between (F 0)."""
+    samples, truth = clicks_between(120.0, 10.0, after, gain, tail)
+    found = track_beats(samples, RATE)
+    assert f_measure(found.times, truth) == 1.0 and found.times[-1] == pytest.approx(truth[-1], abs=0.01)
 
 
 # --- against librosa ---------------------------------------------------------------------------------------------------
@@ -251,8 +300,19 @@ def test_header_only_wav_holds_no_samples(tmp_path):
         read_wav(write_wav(tmp_path / "empty.wav", np.zeros(0)))
 
 
+def _prime_factors(number):
+    factors, prime = [1], 2
+    while number > 1:
+        while number % prime == 0:
+            factors, number = factors + [prime], number // prime
+        prime += 1
+    return factors
+
+
 def test_envelope_frames_follow_the_hop_in_seconds():
     for rate in (8000, 11025, 22050, 44100, 48000):
         envelope = onset_strength(np.zeros(rate * 2), rate)
         assert envelope.frame_rate == pytest.approx(22050 / 512, rel=0.01) and not envelope.values.any()
+        # the window as long at every rate (was 2048 samples at 16 kHz: 128 ms), of a length with a fast FFT
+        assert envelope.window / rate == pytest.approx(2048 / 22050, rel=0.01) and max(_prime_factors(envelope.window)) <= 11
         assert len(envelope.values) == pytest.approx(2 * envelope.frame_rate, abs=1)
