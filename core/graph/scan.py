@@ -147,8 +147,8 @@ def scan_block(left: np.ndarray, right: np.ndarray, rows: tuple[int, int], cols:
     # Centres: entry (i + s, j + s) of the halo, for block rows i < r1 - r0 and columns j < c1 - c0.
     count = (r1 - r0 - 1) * width + (c1 - c0)
     centre = sums[s * width + s:s * width + s + count]
-    np.minimum(neighbourhood[:count], threshold, out=neighbourhood[:count])
     found = np.flatnonzero(centre <= neighbourhood[:count])
+    found = found[centre[found] <= threshold]  # a few per (separation + 1)^2 entries: cheaper than a pass over the block
     i, j = np.divmod(found, width)
     inside = j < c1 - c0  # the other columns wrapped into the next row
     # A distance is never negative: identical windows (the same take twice) sum to -1e-8 or so in float32.
@@ -158,6 +158,12 @@ def scan_block(left: np.ndarray, right: np.ndarray, rows: tuple[int, int], cols:
 def block_ranges(first: int, stop: int, block: int = BLOCK) -> list[tuple[int, int]]:
     """``[(start, stop)]`` of the blocks covering window starts ``first .. stop - 1``."""
     return [(start, min(start + block, stop)) for start in range(first, stop, block)]
+
+
+def block_pairs(length: int, window: int, separation: int, block: int = BLOCK) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """``[(rows, cols)]`` of the blocks on or above the diagonal of the windowed map of ``length`` padded feature rows, row by row."""
+    ranges = block_ranges(separation, length - window + 1 - separation, block)
+    return [(rows, cols) for index, rows in enumerate(ranges) for cols in ranges[index:]]
 
 
 def scan_pair(shared: tuple, pair: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -192,9 +198,8 @@ def scan(left: np.ndarray, right: np.ndarray, window: int, separation: int, thre
     them; pairs below the diagonal of diagonal blocks are there too
     (``keep`` drops them).
     """
-    ranges = block_ranges(separation, len(left) - window + 1 - separation, block)
-    pairs = ((rows, cols) for index, rows in enumerate(ranges) for cols in ranges[index:])
-    total = len(ranges) * (len(ranges) + 1) // 2
+    pairs = block_pairs(len(left), window, separation, block)
+    total = len(pairs)
     kept, pending = [], 0
     if map_blocks is None:
         map_blocks = functools.partial(threaded_map, workers=workers)
