@@ -15,6 +15,7 @@ kept are those of the exact scan over every block (the same minima, the
 same float32 costs, the same choice), whatever skipped.
 """
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -25,6 +26,7 @@ TILE = 170  # window starts per tile side: 6 to a block (the exact scan of a til
 DIMS = 4  # principal axes the coarse pass compares per frame (its product: window x DIMS + 2 columns)
 REFRESH = 64  # tiles merged before the limits are worked out again
 CHUNK = 4096  # tiles whose limits are looked up at once (each chunk with the latest)
+BATCH = 32  # tiles per call of the caller's map (coarse blocks: a quarter of that), one task each on a cluster
 EPSILON = float(np.finfo(np.float32).eps)
 
 
@@ -40,8 +42,9 @@ def window_operands(right: np.ndarray, window: int, dims: int = DIMS) -> tuple[n
     """
     width = right.shape[1] - 2
     features = right[:, :width]  # centred, padding rows zero
-    _, axes = np.linalg.eigh(np.einsum("ik,il->kl", features, features, dtype=float))
-    points = features @ axes[:, ::-1][:, :min(dims, width)].astype(np.float32)
+    # Any orthonormal axes make a bound; the principal ones make it tight (float32 products find them well enough).
+    _, axes = np.linalg.eigh((features.T @ features).astype(float))
+    points = features @ np.ascontiguousarray(axes[:, ::-1][:, :min(dims, width)], dtype=np.float32)
     starts = len(right) - window + 1
     windows = np.concatenate([points[t:t + starts] for t in range(window)], axis=1)
     padding = right[:, width + 1] >= scan.PAD_NORM / 2
@@ -60,9 +63,13 @@ def tile_minima(shared: tuple, pair: tuple) -> np.ndarray:
     and columns ``(c0, c1)`` of window starts; shared = (left, right, tile) from :func:`window_operands`."""
     left, right, tile = shared
     (r0, r1), (c0, c1) = pair
+    whole = (r1 - r0) // tile * tile  # rows in whole tiles: a reshaped minimum, far quicker than reduceat down the rows
     buffers = scan._buffers((r1 - r0) * (c1 - c0))
     grid = np.matmul(left[r0:r1], right[c0:c1].T, out=buffers[0][:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0))
-    return np.minimum.reduceat(np.minimum.reduceat(grid, np.arange(0, r1 - r0, tile), axis=0), np.arange(0, c1 - c0, tile), axis=1)
+    rows = grid[:whole].reshape(whole // tile, tile, c1 - c0).min(axis=1)
+    if whole < r1 - r0:
+        rows = np.concatenate([rows, grid[whole:].min(axis=0, keepdims=True)])
+    return np.minimum.reduceat(rows, np.arange(0, c1 - c0, tile), axis=1)
 
 
 def _tiles(blocks, minima, first, tile):
@@ -76,6 +83,20 @@ def _tiles(blocks, minima, first, tile):
         cols.append(col[upper].astype(np.int32))
         least.append(grid[upper])
     return np.concatenate(rows), np.concatenate(cols), np.concatenate(least)
+
+
+def run_batch(shared: tuple, batch: list) -> list:
+    """``[function(shared_of_function, item)]`` for a batch of items; shared = (function, its shared). Tiles and coarse blocks
+    go to a cluster a batch per task: one task per tile would cost the scheduler more than the tile."""
+    function, inner = shared
+    return [function(inner, item) for item in batch]
+
+
+def _batched(map_blocks, function, shared, items, size):
+    """``function(shared, item)`` for each of ``items`` through ``map_blocks``, ``size`` items per call, in order."""
+    batches = iter(lambda: list(itertools.islice(items, size)), [])
+    for results in map_blocks(run_batch, (function, shared), batches):
+        yield from results
 
 
 def _spans(clip_of, first, stop, count, tile):
@@ -113,7 +134,7 @@ def pruned_scan(left: np.ndarray, right: np.ndarray, window: int, separation: in
     first, stop = blocks[0][0][0], blocks[-1][1][1]
     total = 2 * len(blocks)  # progress in blocks: the coarse pass, then the tiles (as a share of the blocks)
     minima = []
-    for grid in map_blocks(tile_minima, (*window_operands(right, window), tile), blocks):
+    for grid in _batched(map_blocks, tile_minima, (*window_operands(right, window), tile), iter(blocks), max(1, BATCH // 4)):
         minima.append(grid)
         if progress is not None:
             progress(len(minima), total)
@@ -139,7 +160,7 @@ def pruned_scan(left: np.ndarray, right: np.ndarray, window: int, separation: in
         state["seen"] = len(least)
 
     found, pending = [], 0
-    for found_tile in map_blocks(scan.scan_pair, (left, right, window, separation, threshold, keep), wanted()):
+    for found_tile in _batched(map_blocks, scan.scan_pair, (left, right, window, separation, threshold, keep), wanted(), BATCH):
         found.append(found_tile)
         pending += len(found_tile[2])
         # Merged in tile order; keep's choice is the same whatever the order. Less often as more are kept (each merge sorts them all).
