@@ -135,6 +135,8 @@ def pruned_scan(left: np.ndarray, right: np.ndarray, window: int, separation: in
     """
     tile = TILE if tile is None else tile
     first, stop = blocks[0][0][0], blocks[-1][1][1]
+    if any((r0 - first) % tile or (c0 - first) % tile for (r0, _), (c0, _) in blocks):
+        raise ValueError(f"the blocks must start on the grid of {tile}-start tiles")
     total = 2 * len(blocks)  # progress in blocks: the coarse pass, then the tiles (as a share of the blocks)
     minima = []
     for grid in _batched(map_blocks, tile_minima, (*window_operands(right, window), tile), iter(blocks), max(1, BATCH // 4)):
