@@ -1,7 +1,8 @@
 """Motion graphs: transitions found across a library of clips, and new motion synthesized by walking them.
 
 :mod:`.scan` compares every window of the library with every other in
-bounded blocks, :mod:`.build` makes the graph, :mod:`.synth` walks it and
+bounded blocks (:mod:`.prune`: only where a coarse bound leaves a kept
+candidate possible), :mod:`.build` makes the graph, :mod:`.synth` walks it and
 renders a walk through the composition core. The graph's file is read and
 written by :mod:`..formats.graph_json`.
 """

@@ -51,6 +51,7 @@ component is what would include it (searched for the first
 :data:`EXPLAINED` clips left out).
 """
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -62,7 +63,7 @@ from ..errors import GraphError
 from ..motion import features as pose_features, kinematics, quat, root as root_motion
 from ..motion.clip import Clip
 from ..transition import make, points
-from . import scan
+from . import prune as pruning, scan
 
 WINDOW_SECONDS = points.WINDOW_SECONDS  # seconds of both clips a distance sums over (the transition engine's)
 SEPARATION_SECONDS = points.SEPARATION_SECONDS  # candidates are local minima this far apart at least
@@ -264,6 +265,23 @@ class _Layout:
         rank = np.arange(len(order)) - np.repeat(first, np.diff(np.r_[first, len(order)]))
         chosen = order[rank < self.per_pair[clip_a[order], clip_b[order]]]
         return i[chosen], j[chosen], costs[chosen]
+
+
+    def clip_of(self, rows):
+        """Clip index ``(P,)`` whose frames or trailing padding hold each padded row; -1 before the first clip."""
+        return np.searchsorted(self.starts, rows, side="right") - 1
+
+    def limits(self, i, j, costs):
+        """``(C, C)`` symmetric: the dearest cost :meth:`keep` could still keep for each pair of clips, given that it kept
+        ``(i, j, costs)``: its ceiling while the pair holds fewer than its share, its dearest kept once it holds it."""
+        count = len(self.lengths)
+        pair = self.clip_of(i) * count + self.clip_of(j)
+        dearest = np.full(count * count, -np.inf, dtype=np.float32)
+        np.maximum.at(dearest, pair, costs)
+        dearest = dearest.reshape(count, count)
+        held = np.bincount(pair, minlength=count * count).reshape(count, count)
+        held = held + held.T - np.diag(np.diag(held))  # kept pairs have clip_of(i) <= clip_of(j): fold in the other half
+        return np.where(held >= self.per_pair, np.maximum(dearest, dearest.T), self.ceiling)
 
 
 def distance_statistics(left: np.ndarray, right: np.ndarray, layout: _Layout, sample: int = SAMPLE_WINDOWS, seed: int = 0,
@@ -514,10 +532,21 @@ def _json_lists(nodes, edges, kept, inside, firsts, blend):
     return graph_nodes, graph_edges
 
 
+def _candidates(left, right, layout, separation, progress, workers, map_blocks, prune):
+    """(i, j, costs) the scan keeps over the library's padded features: every block, or only the tiles where a candidate
+    could be kept (``prune``: the same candidates)."""
+    ceiling = float(layout.ceiling.max())
+    if not prune:
+        return scan.scan(left, right, layout.window, separation, ceiling, layout.keep, progress, workers=workers, map_blocks=map_blocks)
+    return pruning.pruned_scan(left, right, layout.window, separation, ceiling, layout.keep, layout.limits, layout.clip_of,
+                               map_blocks or functools.partial(scan.threaded_map, workers=workers),
+                               scan.block_pairs(len(left), layout.window, separation), progress)
+
+
 def build_graph(clips: list[Clip], names: list[str], threshold: float | None = None, window_seconds: float | None = None,
                 joints: str | list | None = None, progress: Callable | None = None, blend_seconds: float = BLEND_SECONDS,
                 percentile: float = THRESHOLD_PERCENTILE, workers: int = scan.WORKERS, map_blocks: Callable | None = None,
-                tolerance: float = 1.0) -> MotionGraph:
+                tolerance: float = 1.0, prune: bool = True) -> MotionGraph:
     """The motion graph of a library of clips (one skeleton, one frame rate): see the module.
 
     names: one per clip, what the graph calls them. threshold: the largest
@@ -530,8 +559,10 @@ def build_graph(clips: list[Clip], names: list[str], threshold: float | None = N
     workers: threads scanning the map. map_blocks(function, shared, pairs):
     where the map's blocks run instead (e.g. a cluster): an iterator of
     ``function(shared, pair)`` in the pairs' order, see :func:`.scan.scan`;
-    the graph does not depend on it. GraphError (one line) for a library
-    that cannot make a graph.
+    the graph does not depend on it. prune: scan exactly only the tiles of
+    the map where a kept candidate could lie (:mod:`.prune`; the same graph
+    as the scan of every block, which False runs). GraphError (one line)
+    for a library that cannot make a graph.
     """
     started = time.perf_counter()
     _check_library(clips, names, tolerance)
@@ -551,8 +582,7 @@ def build_graph(clips: list[Clip], names: list[str], threshold: float | None = N
         rule += f", times {tolerance:g}"
     pair = np.maximum(own[:, None], own[None, :]) * tolerance  # (C, C) each pair's threshold
     layout.ceiling = (pair * EXPLAIN_TOLERANCE).astype(np.float32)
-    i, j, costs = scan.scan(left, right, window, separation, float(layout.ceiling.max()), layout.keep, progress,
-                            workers=workers, map_blocks=map_blocks)
+    i, j, costs = _candidates(left, right, layout, separation, progress, workers, map_blocks, prune)
     (clip_a, index_a), (clip_b, index_b) = layout.locate(i), layout.locate(j)
     ratios = np.maximum(costs.astype(float), 0.0) / pair[clip_a, clip_b]
     under = ratios <= 1.0

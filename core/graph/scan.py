@@ -17,6 +17,7 @@ candidates the caller keeps, whatever the library's size.
 
 import functools
 import itertools
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -26,6 +27,8 @@ BLOCK = 1020  # window starts per block side: a multiple of 6 (0.2 s at 30 fps) 
 PAD_NORM = 1e18  # squared norm of the padding rows: far above any pose distance, far below float32's range when summed
 MERGE_EVERY = 1 << 16  # candidates gathered from blocks before the caller's rule thins them again
 WORKERS = 2  # threads, each on whole blocks: numpy's passes run on one core each, the product on BLAS's threads
+
+_local = threading.local()  # each thread's work buffers (see _buffers)
 
 
 def padded_features(features: list[np.ndarray], pad: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -59,35 +62,61 @@ def padded_features(features: list[np.ndarray], pad: int) -> tuple[np.ndarray, n
     return left, right, starts
 
 
-def _window_sums(flat, stride, window):
+def _buffers(size):
+    """This thread's three float32 work buffers of at least ``size`` entries, kept from block to block (fresh arrays for
+    every pass would cost a page fault per 4 kB of each)."""
+    held = getattr(_local, "buffers", None)
+    if held is None or len(held[0]) < size:
+        held = _local.buffers = [np.empty(size, dtype=np.float32) for _ in range(3)]
+    return held
+
+
+def _free(buffers, *used):
+    """The first of ``buffers`` that none of the arrays ``used`` is a view of."""
+    return next(b for b in buffers if not any(u is b or u.base is b for u in used if u is not None))
+
+
+def _window_sums(flat, stride, window, buffers):
     """``y[k] = sum_t flat[k + t (stride + 1)]`` for t < window: sums down the diagonals of a row-major ``(R, stride)`` array.
 
     Sums over spans that double (1, 2, 4 ... frames) are added for the
     binary digits of ``window`` (as in :mod:`..transition.distance`), each a
-    contiguous pass; ``y`` is ``(window - 1) (stride + 1)`` entries shorter.
+    contiguous pass into whichever of the three ``buffers`` (``flat`` a
+    view of one of them) holds neither operand; ``y`` is
+    ``(window - 1) (stride + 1)`` entries shorter.
     """
     step = stride + 1
     total, offset, span, remaining = None, 0, 1, window
     while remaining:
         if remaining & 1:
             piece = flat[offset * step:]
-            total = piece if total is None else np.add(total[:len(piece)], piece[:len(total)])
+            if total is None:
+                total = piece
+            else:
+                size = min(len(total), len(piece))
+                total = np.add(total[:size], piece[:size], out=_free(buffers, total, flat)[:size])
             offset += span
         remaining >>= 1
         if remaining:
-            flat = np.add(flat[:-span * step], flat[span * step:])  # now each entry sums 2 span frames
+            size = len(flat) - span * step
+            flat = np.add(flat[:size], flat[span * step:], out=_free(buffers, total, flat)[:size])  # each entry sums 2 span frames
             span *= 2
     return total
 
 
-def _sliding_min(flat, shift, size):
-    """``y[k] = min(flat[k + t shift])`` for t < size (the last ``(size - 1) shift`` entries dropped), in log2(size) passes."""
+def _sliding_min(flat, shift, size, buffers, keep):
+    """``y[k] = min(flat[k + t shift])`` for t < size (the last ``(size - 1) shift`` entries dropped), in log2(size) passes,
+    each into one of ``buffers`` that holds neither its operand nor ``keep``."""
     span = 1
     while 2 * span <= size:
-        flat = np.minimum(flat[:-span * shift], flat[span * shift:])
+        length = len(flat) - span * shift
+        flat = np.minimum(flat[:length], flat[span * shift:], out=_free(buffers, flat, keep)[:length])
         span *= 2
     rest = size - span
-    return np.minimum(flat[:-rest * shift], flat[rest * shift:]) if rest else flat
+    if not rest:
+        return flat
+    length = len(flat) - rest * shift
+    return np.minimum(flat[:length], flat[rest * shift:], out=_free(buffers, flat, keep)[:length])
 
 
 def scan_block(left: np.ndarray, right: np.ndarray, rows: tuple[int, int], cols: tuple[int, int], window: int, separation: int,
@@ -101,23 +130,25 @@ def scan_block(left: np.ndarray, right: np.ndarray, rows: tuple[int, int], cols:
     starts, costs ``(P,)`` float32); minima are more than ``separation``
     apart, so P is at most the block's area over ``(separation + 1)^2``.
     Costs are clamped at 0: float32 sums of identical windows round to a
-    few 1e-8 either side of it.
+    few 1e-8 either side of it. Every pass writes into this thread's
+    buffers (:func:`_buffers`): the product, the window sums and the
+    neighbourhood minima take three of the product's size in all.
     """
     (r0, r1), (c0, c1) = rows, cols
     s = separation
     a = left[r0 - s:r1 + s + window - 1]
     b = right[c0 - s:c1 + s + window - 1]
     width = len(b)
-    product = np.empty(len(a) * width, dtype=np.float32)
+    buffers = _buffers(len(a) * width)
+    product = buffers[0][:len(a) * width]
     np.matmul(a, b.T, out=product.reshape(len(a), width))
-    sums = _window_sums(product, width, window)
-    del product
-    neighbourhood = _sliding_min(_sliding_min(sums, 1, 2 * s + 1), width, 2 * s + 1)
+    sums = _window_sums(product, width, window, buffers)
+    neighbourhood = _sliding_min(_sliding_min(sums, 1, 2 * s + 1, buffers, sums), width, 2 * s + 1, buffers, sums)
     # Centres: entry (i + s, j + s) of the halo, for block rows i < r1 - r0 and columns j < c1 - c0.
     count = (r1 - r0 - 1) * width + (c1 - c0)
     centre = sums[s * width + s:s * width + s + count]
-    np.minimum(neighbourhood[:count], threshold, out=neighbourhood[:count])
     found = np.flatnonzero(centre <= neighbourhood[:count])
+    found = found[centre[found] <= threshold]  # a few per (separation + 1)^2 entries: cheaper than a pass over the block
     i, j = np.divmod(found, width)
     inside = j < c1 - c0  # the other columns wrapped into the next row
     # A distance is never negative: identical windows (the same take twice) sum to -1e-8 or so in float32.
@@ -127,6 +158,12 @@ def scan_block(left: np.ndarray, right: np.ndarray, rows: tuple[int, int], cols:
 def block_ranges(first: int, stop: int, block: int = BLOCK) -> list[tuple[int, int]]:
     """``[(start, stop)]`` of the blocks covering window starts ``first .. stop - 1``."""
     return [(start, min(start + block, stop)) for start in range(first, stop, block)]
+
+
+def block_pairs(length: int, window: int, separation: int, block: int = BLOCK) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """``[(rows, cols)]`` of the blocks on or above the diagonal of the windowed map of ``length`` padded feature rows, row by row."""
+    ranges = block_ranges(separation, length - window + 1 - separation, block)
+    return [(rows, cols) for index, rows in enumerate(ranges) for cols in ranges[index:]]
 
 
 def scan_pair(shared: tuple, pair: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -161,9 +198,8 @@ def scan(left: np.ndarray, right: np.ndarray, window: int, separation: int, thre
     them; pairs below the diagonal of diagonal blocks are there too
     (``keep`` drops them).
     """
-    ranges = block_ranges(separation, len(left) - window + 1 - separation, block)
-    pairs = ((rows, cols) for index, rows in enumerate(ranges) for cols in ranges[index:])
-    total = len(ranges) * (len(ranges) + 1) // 2
+    pairs = block_pairs(len(left), window, separation, block)
+    total = len(pairs)
     kept, pending = [], 0
     if map_blocks is None:
         map_blocks = functools.partial(threaded_map, workers=workers)

@@ -162,8 +162,8 @@ def test_a_transition_and_a_composition_on_the_cluster_are_the_local_ones(cluste
 def test_the_graph_and_a_synthesis_on_the_cluster_are_the_local_ones_byte_for_byte(cluster, actions, tmp_path):
     workers = cluster.ready()
 
-    def blocks(dask_worker):  # distance blocks this worker computed
-        return len({entry[0] for entry in dask_worker.state.log if str(entry[0]).startswith("scan_pair")})
+    def blocks(dask_worker):  # distance blocks (or batches of tiles) this worker computed
+        return len({entry[0] for entry in dask_worker.state.log if str(entry[0]).startswith(("scan_pair", "run_batch"))})
 
     before = cluster.client.run(blocks)
     local = run_loopsmith("graph", actions, "-o", tmp_path / "local" / "graph.json", "--quiet")
