@@ -25,8 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import LoopError
+from ..measure.seam import one_sided_velocities
 from ..motion import quat
-from ..motion.cycles import seam_mismatch
+from ..motion.cycles import seam_mismatch, span_frames
 
 #: Every method, in the order menus list them: (label, what it does).
 METHOD_INFO = {
@@ -182,28 +183,34 @@ def _expand(shape, like):
     return shape.reshape((-1,) + (1,) * (like.ndim - 1))
 
 
-def _closing_weights(n, dt, params):
-    """Per-frame weights ``(n,)`` of the gap and of the velocity term, and the velocity term's mismatch."""
+def _mismatch_rows(n, span):
+    """The frames :func:`seam_mismatch` over ``span`` frames reads of a clip of ``n``: 0, span, 2 span and as far from n-1."""
+    return np.r_[0, span, 2 * span, n - 1 - 2 * span, n - 1 - span, n - 1]
+
+
+def _closing_weights(n, dt, params, span):
+    """Per-frame weights ``(n,)`` of the gap and of the velocity term, their mismatches over ``span`` frames and the frames
+    those read."""
     if params.method not in METHODS:
         raise LoopError(f"stitching needs one of {', '.join(METHODS)}, not '{params.method}' (make_loop chooses for AUTO)")
     r = params.effective_ratio()
     p_start, p_end, w_start, w_end = _shapes(n, dt, params)
-    velocity_shape = r * w_start + (1.0 - r) * w_end
-    return r * p_start - (1.0 - r) * p_end, velocity_shape, seam_mismatch(velocity_shape)
+    velocity_shape, gap_shape = r * w_start + (1.0 - r) * w_end, r * p_start - (1.0 - r) * p_end
+    return gap_shape, velocity_shape, seam_mismatch(velocity_shape, span), seam_mismatch(gap_shape, span), _mismatch_rows(n, span)
 
 
 def _closing_offsets(gap, mismatch, weights, frames):
     """Offsets at ``frames`` closing a position gap and velocity mismatch (both ``(...)``)."""
-    gap_shape, velocity_shape, g_velocity = weights
-    beta = -(mismatch + gap * seam_mismatch(gap_shape)) / g_velocity if abs(g_velocity) > 1e-12 else 0.0
+    gap_shape, velocity_shape, g_velocity, g_gap, _ = weights
+    beta = -(mismatch + gap * g_gap) / g_velocity if abs(g_velocity) > 1e-12 else 0.0
     return _expand(gap_shape[frames], gap[None]) * gap + _expand(velocity_shape[frames], gap[None]) * beta
 
 
 def _support(weights):
-    """Frames where an offset is not zero (short blends touch only the ends), and the seam's three on each side."""
-    gap_shape, velocity_shape, _ = weights
+    """Frames where an offset is not zero (short blends touch only the ends), and those the seam's mismatch reads."""
+    gap_shape, velocity_shape, _, _, rows = weights
     touched = (gap_shape != 0.0) | (velocity_shape != 0.0)
-    touched[:3] = touched[-3:] = True
+    touched[rows] = True
     return np.flatnonzero(touched)
 
 
@@ -224,28 +231,29 @@ def _spring_offsets(gap, velocity_gap, n, dt, params):
 def stitch_vectors(x: np.ndarray, dt: float, params: StitchParameters) -> np.ndarray:
     """Loop vector channels ``x (n, ..., k)`` (locations in metres, scales): returns a new array."""
     x = np.asarray(x, dtype=float)
-    n = len(x)
+    n, span = len(x), span_frames(dt, len(x))
     gap = x[-1] - x[0]
     if params.method == "SPRING":
-        velocity_gap = seam_mismatch(x) / dt
+        velocity_gap = seam_mismatch(x, span) / dt
         return x + _spring_offsets(gap, velocity_gap, n, dt, params)
     if params.method == "NONE":
         return x.copy()
-    weights = _closing_weights(n, dt, params)
+    weights = _closing_weights(n, dt, params, span)
     frames = _support(weights)
     out = x.copy()
-    out[frames] += _closing_offsets(gap, seam_mismatch(x), weights, frames)
+    out[frames] += _closing_offsets(gap, seam_mismatch(x, span), weights, frames)
     return out
 
 
-def _rotation_mismatch(q):
-    """:func:`seam_mismatch` of rotations ``(n, ..., 4)``, as a rotation vector per frame."""
+def _rotation_mismatch(ends, span=1):
+    """:func:`seam_mismatch` over ``span`` frames of rotations, from the frames it reads (:func:`_mismatch_rows`) ``ends (6,
+    ..., 4)``, as a rotation vector per frame."""
     def step(a, b):
-        return quat.to_rotation_vector(quat.multiply(q[b], quat.inverse(q[a])))
+        return quat.to_rotation_vector(quat.multiply(ends[b], quat.inverse(ends[a])))
 
     first, second = step(0, 1), step(1, 2)
-    before_last, last = step(-3, -2), step(-2, -1)
-    return last - first + 0.5 * ((second - first) + (last - before_last))
+    before_last, last = step(3, 4), step(4, 5)
+    return (last - first + 0.5 * ((second - first) + (last - before_last))) / span
 
 
 def stitch_rotations(q: np.ndarray, dt: float, params: StitchParameters, tolerance: float = 1e-10, max_iterations: int = 30) -> np.ndarray:
@@ -256,22 +264,22 @@ def stitch_rotations(q: np.ndarray, dt: float, params: StitchParameters, toleran
     seam mismatch is under ``tolerance`` radians per frame.
     """
     q = np.asarray(q, dtype=float)  # sign-continuous already (a Clip guarantees it)
-    n = len(q)
+    n, span = len(q), span_frames(dt, len(q))
     gap = quat.to_rotation_vector(quat.multiply(q[-1], quat.inverse(q[0])))
-    mismatch = _rotation_mismatch(q)
+    mismatch = _rotation_mismatch(q[_mismatch_rows(n, span)], span)
     if params.method == "NONE":
         return q.copy()
     if params.method == "SPRING":
         offsets = _spring_offsets(gap, mismatch / dt, n, dt, params)
         return quat.unroll(quat.multiply(quat.from_rotation_vector(offsets), q))
-    weights = _closing_weights(n, dt, params)
-    _, velocity_shape, g_velocity = weights
+    weights = _closing_weights(n, dt, params, span)
+    _, velocity_shape, g_velocity, _, rows = weights
     frames = _support(weights)
     offsets = _closing_offsets(gap, mismatch, weights, frames)
-    # The mismatch only looks at three frames at each end.
-    ends = np.searchsorted(frames, np.r_[0:3, n - 3:n])
+    # The mismatch reads only six frames (rows).
+    ends = np.searchsorted(frames, rows)
     for _ in range(max_iterations if abs(g_velocity) > 1e-12 else 0):
-        residual = _rotation_mismatch(quat.multiply(quat.from_rotation_vector(offsets[ends]), q[frames[ends]]))
+        residual = _rotation_mismatch(quat.multiply(quat.from_rotation_vector(offsets[ends]), q[frames[ends]]), span)
         if np.abs(residual).max() < tolerance:
             break
         offsets = offsets - _expand(velocity_shape[frames], gap[None]) * (residual / g_velocity)
@@ -287,13 +295,16 @@ def crossfade_vectors(x: np.ndarray, dt: float, params: StitchParameters, prerol
     """Blend the last frames of ``x (n, ..., k)`` into a continuation of frame 0.
 
     The target is ``preroll`` (the frames before the loop start, same trailing
-    shape, at least as many as blended) when given, else frame 0 extrapolated
-    backwards with its own velocity and acceleration. Smootherstep weights reach 1 on the last
+    shape, at least as many as blended) when given, else frame 0 continued
+    backwards (:func:`_reversal`). Smootherstep weights reach 1 on the last
     frame, which then equals frame 0 exactly.
     """
     x = np.asarray(x, dtype=float)
     count, weights = _crossfade_weights(len(x), dt, params)
-    target = _vector_target(x, count, preroll)
+    if preroll is not None and len(preroll) >= count - 1:
+        target = np.concatenate([np.asarray(preroll, float)[len(preroll) - (count - 1):], x[:1]])
+    else:
+        target = _reversal(x, count, dt)
     out = x.copy()
     out[-count:] = x[-count:] + _expand(weights, x) * (target - x[-count:])
     out[-1] = x[0]
@@ -306,32 +317,46 @@ def _crossfade_weights(n, dt, params):
     return count, u**3 * (10.0 - 15.0 * u + 6.0 * u**2)  # smootherstep: flat to second order at both ends
 
 
+def _start_velocity(offsets, dt):
+    """The velocity ``(...)`` per second at frame 0 of ``offsets (2 span + 1, ...)``, a clip's first frames as offsets from
+    frame 0 (:func:`_velocity_frames`): the second-order estimate from ahead over the seam's span in seconds
+    (:data:`..motion.cycles.SPAN`), so the take's rate and a jittery frame change it no more than they change the seam."""
+    return one_sided_velocities(offsets, dt, np.array([0]), (len(offsets) - 1) // 2)[1][0]
+
+
+def _velocity_frames(n, dt):
+    """How many of a clip's ``n`` first frames :func:`_start_velocity` takes."""
+    return 2 * span_frames(dt, n) + 1
+
+
+def _reversal(x, count, dt):
+    """Frame 0 of ``x (n, ...)`` continued backwards as ``x[k] - 2 v t`` (``(count, ...)``, k = count-1 ... 0 frames, t
+    seconds, before frame 0; v its velocity): the motion after it with its velocity turned round, which keeps frame 0's
+    velocity and acceleration and never strays further than the clip moves over the blend plus its velocity's, where
+    extrapolating velocity and acceleration from three frames turned a jittery 120 fps take's joints by up to 134 radians
+    over the blend (a joint popping at 75 m/s)."""
+    velocity = _start_velocity(x[:_velocity_frames(len(x), dt)] - x[0], dt)
+    return x[count - 1::-1] - 2.0 * _expand(_steps_back(count) * dt, x) * velocity
+
+
 def _steps_back(count):
     """Frames before frame 0 of each blended frame, ``(count,)``: count-1 ... 0."""
     return np.arange(count - 1, -1, -1).astype(float)
 
 
-def _vector_target(x, count, preroll):
-    if preroll is not None and len(preroll) >= count - 1:
-        return np.concatenate([np.asarray(preroll, float)[len(preroll) - (count - 1):], x[:1]])
-    # Frame 0 continued backwards with its velocity and acceleration.
-    k = _expand(_steps_back(count), x)
-    velocity, acceleration = x[1] - x[0], x[2] - 2.0 * x[1] + x[0]
-    return x[0] - k * velocity + 0.5 * k * (k + 1.0) * acceleration
-
-
 def crossfade_rotations(q: np.ndarray, dt: float, params: StitchParameters, preroll: np.ndarray | None = None) -> np.ndarray:
-    """Rotation counterpart of :func:`crossfade_vectors` (slerp towards the target)."""
+    """Rotation counterpart of :func:`crossfade_vectors`: each blended frame turned that weight of the way to the target, the
+    turn followed continuously from the seam back (a target a half turn or more away turns on, never back the short way)."""
     q = quat.unroll(np.asarray(q, dtype=float))
     count, weights = _crossfade_weights(len(q), dt, params)
     if preroll is not None and len(preroll) >= count - 1:
         target = np.concatenate([np.asarray(preroll, float)[len(preroll) - (count - 1):], q[:1]])
     else:
-        step = quat.to_rotation_vector(quat.multiply(q[1], quat.inverse(q[0])))
-        change = quat.to_rotation_vector(quat.multiply(q[2], quat.inverse(q[1]))) - step
-        k = _expand(_steps_back(count), step[None])
-        target = quat.multiply(quat.from_rotation_vector(-k * step + 0.5 * k * (k + 1.0) * change), q[0])
+        turned = quat.to_rotation_vector(quat.multiply(q[:_velocity_frames(len(q), dt)], quat.inverse(q[:1])))  # small so soon
+        back = _expand(_steps_back(count) * dt, turned) * _start_velocity(turned, dt)
+        target = quat.multiply(quat.from_rotation_vector(-2.0 * back), q[count - 1::-1])  # _reversal's turn
+    turn = quat.unroll(quat.multiply(target, quat.inverse(q[-count:]))[::-1])[::-1]  # from the seam's own, the shortest
     out = q.copy()
-    out[-count:] = quat.slerp(q[-count:], target, _expand(weights, q[-count:, ..., 0]))
+    out[-count:] = quat.multiply(quat.exp(_expand(weights, turn) * quat.log(turn)), q[-count:])
     out[-1] = q[0]
     return quat.unroll(out)

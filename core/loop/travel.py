@@ -45,14 +45,15 @@ def loop_travel(position: np.ndarray, rotation: np.ndarray, dt: float, stitch_he
     h = h - 2.0 * np.pi * np.round((h[-1] - h[0]) / (2.0 * np.pi)) * (np.arange(len(h)) >= len(h) // 2)
     h, p = _without_net_turn(h, position[:, :2])
     w_start, w_end = velocity_shapes
+    m = cycles.span_frames(dt, len(h))  # the seam is measured and closed over this many frames
     # Normalized so that each shape lowers the seam mismatch by one unit.
-    k_start, k_end = -cycles.seam_mismatch(w_start), -cycles.seam_mismatch(w_end)
+    k_start, k_end = -cycles.seam_mismatch(w_start, m), -cycles.seam_mismatch(w_end, m)
     if min(k_start, k_end) <= 1e-12:
         raise LoopError("the root blend time is too short for this frame rate")
     shape_start, shape_end = ratio * w_start / k_start, (1.0 - ratio) * w_end / k_end
 
     # Heading is a scalar, so its turn-rate mismatch is removed exactly.
-    h_new = h + cycles.seam_mismatch(h) * (shape_start + shape_end)
+    h_new = h + cycles.seam_mismatch(h, m) * (shape_start + shape_end)
 
     # Travel: the same mismatch measured in each end's character frame.
     def to_character(angle, vector):
@@ -62,8 +63,8 @@ def loop_travel(position: np.ndarray, rotation: np.ndarray, dt: float, stitch_he
     def to_world(angle, vector):
         return to_character(-angle, vector)
 
-    mismatch = (to_character(h_new[-1], (p[-1] - p[-2]) + 0.5 * (p[-1] - 2.0 * p[-2] + p[-3]))
-                - to_character(h_new[0], (p[1] - p[0]) - 0.5 * (p[2] - 2.0 * p[1] + p[0])))
+    mismatch = (to_character(h_new[-1], (p[-1] - p[-1 - m]) + 0.5 * (p[-1] - 2.0 * p[-1 - m] + p[-1 - 2 * m]))
+                - to_character(h_new[0], (p[m] - p[0]) - 0.5 * (p[2 * m] - 2.0 * p[m] + p[0]))) / m
     horizontal = p + np.outer(shape_start, to_world(h_new[0], mismatch)) + np.outer(shape_end, to_world(h_new[-1], mismatch))
     new_position = np.concatenate([horizontal, stitch_height(position[:, 2:])], axis=1)
     new_rotation = quat.multiply(z_rotation(h_new), stitch_pose(relative))

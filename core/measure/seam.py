@@ -4,7 +4,8 @@ A loop follows the clamp convention (its last frame is where it wraps). The
 next cycle starts from the last frame's character frame when the root
 travels (:func:`..motion.cycles.chain`), so travel accumulates as an engine or Blender's
 Cycles-with-offset would play it. Lengths are the clip's unit (metres for
-imported mocap), times seconds.
+imported mocap), times seconds. A seam and the motion it is held against
+are measured over steps of :data:`~..motion.cycles.SPAN` seconds, whatever the clip's rate.
 """
 
 from dataclasses import dataclass
@@ -54,11 +55,11 @@ def played_visibility(positions: np.ndarray, dt: float, seam_frames: list | np.n
     return float((kinematics.accelerations(positions, dt, seam_frames) / reference).max())
 
 
-def _one_sided_velocities(p, dt, at=None):
-    """Second-order velocity estimates at frames ``at`` (default 2..-3), from behind and from ahead."""
-    at = np.arange(2, len(p) - 2) if at is None else at
-    behind = (3.0 * p[at] - 4.0 * p[at - 1] + p[at - 2]) / (2.0 * dt)
-    ahead = (-3.0 * p[at] + 4.0 * p[at + 1] - p[at + 2]) / (2.0 * dt)
+def one_sided_velocities(p: np.ndarray, dt: float, at: np.ndarray, span: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Second-order velocity estimates ``(len(at), ...)`` per second of ``p (F, ...)`` at frames ``at`` over ``span`` frames,
+    from behind and from ahead (each needs two spans on its side)."""
+    behind = (3.0 * p[at] - 4.0 * p[at - span] + p[at - 2 * span]) / (2.0 * span * dt)
+    ahead = (-3.0 * p[at] + 4.0 * p[at + span] - p[at + 2 * span]) / (2.0 * span * dt)
     return behind, ahead
 
 
@@ -73,25 +74,26 @@ class Baseline:
 BASELINE_SAMPLES = 1000  # frames a long clip's 95th percentiles are estimated at
 
 
-def _stencil_centres(frames):
-    """Frame indices a clip of ``frames`` frames is measured at: all inner ones, or BASELINE_SAMPLES spread evenly."""
-    if frames - 4 <= BASELINE_SAMPLES:
-        return np.arange(2, frames - 2)
-    return np.unique(np.linspace(2, frames - 3, BASELINE_SAMPLES).astype(int))
+def _stencil_centres(frames, span=1):
+    """Frame indices a clip of ``frames`` frames is measured at over ``span`` frames: all inner ones, or BASELINE_SAMPLES
+    spread evenly."""
+    if frames - 4 * span <= BASELINE_SAMPLES:
+        return np.arange(2 * span, frames - 2 * span)
+    return np.unique(np.linspace(2 * span, frames - 2 * span - 1, BASELINE_SAMPLES).astype(int))
 
 
-def baseline(positions: np.ndarray, dt: float, floor: float = 0.25, at: np.ndarray | None = None) -> Baseline:
-    """The :class:`Baseline` of joint positions ``(F, B, 3)``, measured at frame indices ``at``.
+def baseline(positions: np.ndarray, dt: float, floor: float = 0.25, at: np.ndarray | None = None, span: int = 1) -> Baseline:
+    """The :class:`Baseline` of joint positions ``(F, B, 3)``, measured at frame indices ``at`` over ``span`` frames.
 
-    at: the frames to measure (each needs two neighbours on either side in
+    at: the frames to measure (each needs two spans on either side in
     ``positions``); default every inner frame, or BASELINE_SAMPLES spread
     evenly over a long clip, plenty for a 95th percentile. floor: each joint's
     numbers are at least this fraction of the median over joints, so still
     joints do not divide by ~0.
     """
-    at = _stencil_centres(len(positions)) if at is None else at
-    inside = kinematics.accelerations(positions, dt, at)
-    behind, ahead = _one_sided_velocities(positions, dt, at)
+    at = _stencil_centres(len(positions), span) if at is None else at
+    inside = kinematics.accelerations(positions, dt, at, span)
+    behind, ahead = one_sided_velocities(positions, dt, at, span)
     jumps = np.linalg.norm(ahead - behind, axis=-1)
     floored = []
     for values in (inside, jumps):
@@ -101,20 +103,22 @@ def baseline(positions: np.ndarray, dt: float, floor: float = 0.25, at: np.ndarr
 
 
 def clip_baseline(clip: Clip, floor: float = 0.25) -> Baseline:
-    """The :class:`Baseline` of a clip, from forward kinematics at only the frames it is measured at.
+    """The :class:`Baseline` of a clip over :data:`~..motion.cycles.SPAN`, from forward kinematics at only the frames it is
+    measured at.
 
     Single precision: the differences it takes stay well above float32 noise
     for any visible motion, and a long take costs a fraction of its full FK.
     """
-    centres = _stencil_centres(clip.num_frames)
-    needed = np.unique((centres[:, None] + np.arange(-2, 3)).ravel())
+    span = cycles.span_frames(clip.dt, clip.num_frames)
+    centres = _stencil_centres(clip.num_frames, span)
+    needed = np.unique((centres[:, None] + span * np.arange(-2, 3)).ravel())
     positions = kinematics.clip_forward_kinematics(clip.take_frames(needed), dtype=np.float32)[..., :3, 3]
-    return baseline(positions.astype(float), clip.dt, floor, at=np.searchsorted(needed, centres))
+    return baseline(positions.astype(float), clip.dt, floor, np.searchsorted(needed, centres), span)
 
 
-def _seam_frames(clip):
-    """The three frames on each side of the wrap: a clip of 6 frames."""
-    return clip.take_frames(np.r_[0:3, clip.num_frames - 3:clip.num_frames])
+def _seam_rows(frames, span):
+    """Indices of the frames a seam is measured on: two spans and the frame at each side of the wrap."""
+    return np.r_[0:2 * span + 1, frames - 2 * span - 1:frames]
 
 
 def seam_metrics(clip: Clip, travel_root: int | None = None, reference: Baseline | None = None,
@@ -126,28 +130,29 @@ def seam_metrics(clip: Clip, travel_root: int | None = None, reference: Baseline
     pose: the clip's forward kinematics, when the caller has it already;
     otherwise only the frames at the seam are evaluated.
     """
-    dt = clip.dt
+    dt, span = clip.dt, cycles.span_frames(clip.dt, clip.num_frames)
     if reference is None:
-        reference = baseline(pose[..., :3, 3], dt) if pose is not None else clip_baseline(clip)
+        reference = baseline(pose[..., :3, 3], dt, span=span) if pose is not None else clip_baseline(clip)
+    rows, side = _seam_rows(clip.num_frames, span), 2 * span + 1
     if pose is None:
-        ends = _seam_frames(clip)
+        ends = clip.take_frames(rows)
         p = kinematics.clip_forward_kinematics(ends)[..., :3, 3]
         chained = cycles.chain(ends, travel_root)
     else:
-        p = pose[np.r_[0:3, clip.num_frames - 3:clip.num_frames], :, :3, 3]
+        p = pose[rows, :, :3, 3]
         chained = cycles.chain(clip, travel_root)
     # The next cycle: the travelling root and what hangs below it move on;
     # bones above it (a static joint_Root) stay where they are.
-    nxt = p[:3].copy()
+    nxt = p[:side].copy()
     if travel_root is not None:
         moving = kinematics.descendants(clip.parents, travel_root)
-        nxt[:, moving] = cycles.placed(chained, p[:3, moving])
+        nxt[:, moving] = cycles.placed(chained, p[:side, moving])
     step = np.linalg.norm(p[-1] - nxt[0], axis=-1)
-    # Played through the seam: ..., n-3, n-2, then the next cycle's 0, 1, 2.
-    played = np.concatenate([p[3:5], nxt])
-    behind, ahead = _one_sided_velocities(played, dt)
+    # Played through the seam: ..., n-2, then the next cycle's 0, 1, ... (its frame 0 is the loop's n-1).
+    played = np.concatenate([p[side:-1], nxt])
+    behind, ahead = one_sided_velocities(played, dt, np.array([2 * span]), span)
     jump = np.linalg.norm(ahead[0] - behind[0], axis=-1)
-    seam_acc = kinematics.accelerations(played, dt, [2])[0]
+    seam_acc = kinematics.accelerations(played, dt, [2 * span], span)[0]
     return SeamMetrics(step, jump, seam_acc, reference.acceleration, float((seam_acc / reference.acceleration).max()),
                        float((jump / reference.velocity_jump).max()))
 

@@ -48,13 +48,28 @@ def chained_positions(clip: Clip, travel_root: int | None = None, cycles: int = 
     return np.concatenate(parts)
 
 
-def seam_mismatch(x: np.ndarray) -> np.ndarray:
-    """``g(x)`` along axis 0, units per frame: how far the seam is from smooth.
+#: Seconds a seam is measured and closed over, and the motion it is held against measured over (the nearest whole number
+#: of frames, at least one: every frame at 30 fps, every fourth at 120), so the same motion at any rate measures and loops
+#: the same: over single frames a 120 fps take's capture jitter decided its own accelerations, a seam's, and the velocity
+#: a stitch matched, and a kink in velocity read larger the higher the rate.
+SPAN = 1.0 / 30.0
+
+
+def span_frames(dt: float, frames: int | None = None) -> int:
+    """:data:`SPAN` in frames ``dt`` seconds apart, at least 1; at most a half of ``frames`` (a clip's count) less one."""
+    span = max(1, int(round(SPAN / dt)))
+    return max(1, min(span, (frames - 1) // 2)) if frames is not None else span
+
+
+def seam_mismatch(x: np.ndarray, span: int = 1) -> np.ndarray:
+    """``g(x)`` along axis 0, units per frame: how far the seam is from smooth, over ``span`` frames.
 
     The step into the seam minus the step out of it, plus the mean of the
     second differences on either side: zero when the seam's acceleration is
     the average of its neighbours', so one-sided velocity estimates of second
     order agree across the wrap (equal steps alone would force a zero
-    acceleration, a kink of its own).
+    acceleration, a kink of its own). Steps ``span`` frames long, divided by it.
     """
-    return (x[-1] - x[-2]) - (x[1] - x[0]) + 0.5 * ((x[2] - 2.0 * x[1] + x[0]) + (x[-1] - 2.0 * x[-2] + x[-3]))
+    m = span
+    into, out_of = x[-1] - x[-1 - m], x[m] - x[0]
+    return (into - out_of + 0.5 * ((x[2 * m] - 2.0 * x[m] + x[0]) + (x[-1] - 2.0 * x[-1 - m] + x[-1 - 2 * m]))) / m

@@ -122,7 +122,8 @@ def descendants(parents: np.ndarray, bone: int) -> np.ndarray:
     return mask
 
 
-def accelerations(positions: np.ndarray, dt: float, at: np.ndarray) -> np.ndarray:
-    """Acceleration magnitudes ``(len(at), B)`` per second squared of positions ``(F, B, 3)`` at frame indices ``at`` (central second differences)."""
+def accelerations(positions: np.ndarray, dt: float, at: np.ndarray, span: int = 1) -> np.ndarray:
+    """Acceleration magnitudes ``(len(at), B)`` per second squared of positions ``(F, B, 3)`` at frame indices ``at`` (central
+    second differences over ``span`` frames on either side)."""
     at = np.asarray(at)
-    return np.linalg.norm(positions[at + 1] - 2.0 * positions[at] + positions[at - 1], axis=-1) / dt**2
+    return np.linalg.norm(positions[at + span] - 2.0 * positions[at] + positions[at - span], axis=-1) / (span * dt)**2

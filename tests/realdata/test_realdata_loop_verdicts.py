@@ -18,12 +18,14 @@ def turning(mocap_dir):
     return bvh_clip.clip_from_bvh(info, 0.01, "Y")
 
 
-def test_auto_drops_the_foot_lock_that_makes_a_pop(turning):
+def test_auto_never_keeps_the_foot_lock_that_makes_a_pop(turning):
+    """The Bandai turn right: Spring, the least visible (0.48), moves a leg 1.5x as far in a frame as the take does with the
+    feet locked; AUTO keeps a loop without a pop (Cubic, 0.54: a tie)."""
     (start, end), _ = detect.loop_range(turning)
     auto = make.make_loop(turning, start, end, stitch.StitchParameters())
-    locked = make.make_loop(turning, start, end, stitch.StitchParameters(method=auto.method))
-    assert make.largest_step_ratio(locked) > verdict.SEEN  # the lock moves a leg 1.5x as far in a frame as the take does
-    assert not auto.feet_locked and make.largest_step_ratio(auto) < 1.2
+    locked = make.make_loop(turning, start, end, stitch.StitchParameters(method="SPRING"))
+    assert make.largest_step_ratio(locked) > verdict.SEEN
+    assert make.largest_step_ratio(auto) < 1.2
     judged = verdict.of_seam(auto.after.visibility, auto.after.velocity_jump_ratio, auto.body.floor_offset, auto.body.pelvis_offset,
                              step_ratio=make.largest_step_ratio(auto))
     assert judged.word == verdict.GOOD, judged.reasons
@@ -65,24 +67,37 @@ def test_a_walk_resampled_grades_and_judges_as_at_its_own_rate(mocap_dir, fps):
 
 
 def test_auto_keeps_what_passes_its_own_verdict(mocap_dir):
-    """The side-step right, two cycles: the crossfade's seam plays least visibly but it moves a leg 1.8x as far in a frame
-    as the walk does (locked or not); AUTO makes every method with the feet locked and without and keeps a loop that passes."""
+    """The side-step right, two cycles: AUTO makes every method with the feet locked and without and keeps a loop that
+    passes without the lock (Cubic locked plays at 1.07): Crossfade without it, 0.71 (locked, its feet slide at the seam).
+    Crossfade's leg, which moved 1.8x as far in a frame as the walk does (frame 0 continued by three frames' velocity and
+    acceleration), no longer pops."""
     clip = bvh_clip.clip_from_bvh(bvh.read_bvh(mocap_dir / "dataset-1_walk-right_normal_001.bvh"), 0.01, "Y")
     auto = make.make_loop(clip, 44, 112, stitch.StitchParameters())
     crossfade = make.make_loop(clip, 44, 112, stitch.StitchParameters(method="CROSSFADE"))
-    assert make.largest_step_ratio(crossfade) > verdict.SEEN and crossfade.after.visibility < auto.after.visibility
+    assert make.largest_step_ratio(crossfade) < 1.4
     judged = verdict.of_seam(auto.after.visibility, auto.after.velocity_jump_ratio, auto.body.floor_offset, auto.body.pelvis_offset,
                              step_ratio=make.largest_step_ratio(auto))
-    assert auto.method != "CROSSFADE" and judged.word == verdict.GOOD, (auto.method, judged.reasons)
-    # Locked, cubic plays at 1.07 here: without the lock, 0.75.
+    assert judged.word == verdict.GOOD, (auto.method, judged.reasons)
     assert not auto.feet_locked and auto.after.visibility < 0.8
 
 
-def test_auto_never_keeps_a_cmu_loop_that_pops_when_another_passes(cmu):
-    """CMU's 05_03 (Acclaim, 120 fps), frames 100-434: the crossfade's seam plays least visibly but a joint jumps 46x as far
-    in a frame as the dance moves it (over 100 m/s); AUTO keeps a method without the pop."""
+@pytest.fixture(scope="module")
+def dance(cmu):
+    """CMU's 05_03 (Acclaim, 120 fps, frames 1-434)."""
     skeleton = acclaim.read_asf(cmu / "05.asf")
-    clip = acclaim.clip_from_acclaim(skeleton, acclaim.read_amc(cmu / "05_03.amc", skeleton))
-    auto = make.make_loop(clip, 100, 434, stitch.StitchParameters())
-    assert make.largest_step_ratio(make.make_loop(clip, 100, 434, stitch.StitchParameters(method="CROSSFADE"))) > 10.0
-    assert auto.method != "CROSSFADE" and make.largest_step_ratio(auto) <= verdict.SEEN, (auto.method, make.largest_step_ratio(auto))
+    return acclaim.clip_from_acclaim(skeleton, acclaim.read_amc(cmu / "05_03.amc", skeleton))
+
+
+@pytest.mark.parametrize("start, end", [(1, 414), (100, 434)])
+def test_the_crossfade_of_a_cmu_dance_does_not_pop(dance, start, end):
+    """Cuts at the take's first or last frame: continued backwards by its velocity and acceleration from three frames, frame
+    1 turned a hand by 134 radians over the blend and the crossfade moved a joint 15.9x (1-414: 75 m/s) and 46x (100-434)
+    as far in a frame as the dance does. Now 1.8x and 1.2x: what is left of 1-414's is the crossfade's own, the whole gap
+    closed in its last 0.3 s (1.9x with no velocity at all in the continuation; Cubic, which splits it, 1.3x)."""
+    assert make.largest_step_ratio(make.make_loop(dance, start, end, stitch.StitchParameters(method="CROSSFADE"))) < 2.0
+
+
+def test_auto_never_keeps_a_cmu_loop_that_pops_when_another_passes(dance):
+    """05_03, frames 100-434: AUTO keeps a method without a pop."""
+    auto = make.make_loop(dance, 100, 434, stitch.StitchParameters())
+    assert make.largest_step_ratio(auto) <= verdict.SEEN, (auto.method, make.largest_step_ratio(auto))
