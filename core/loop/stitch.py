@@ -42,7 +42,7 @@ METHOD_INFO = {
 METHODS = tuple(METHOD_INFO)
 #: The methods AUTO makes and measures, simplest first (a tie goes to the earlier).
 AUTO_METHODS = ("CUBIC", "CROSSFADE", "SOFTFADE", "SPRING")
-#: Make Loop's choices: AUTO (the default: each of AUTO_METHODS made and measured, the least visible kept), then every method.
+#: Make Loop's choices: AUTO (the default: each of AUTO_METHODS made and measured, the least visible kept, near ties to the simpler), then every method.
 CHOICE_INFO = {"AUTO": ("Best Measured", "make the loop with " + ", ".join(name.title() for name in AUTO_METHODS)
                         + " and keep the one whose seam shows least as played (velocity jump, then simplicity, break ties)"),
                **METHOD_INFO}
