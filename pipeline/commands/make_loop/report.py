@@ -254,7 +254,8 @@ def _method_facts(entry):
         return f" Method: {entry['method'].lower()}." if entry.get("method") else ""
     tried = "; ".join(f"{t['method'].lower()} {t['visibility']:.2f}, {t['max_velocity_jump_m_per_s']:.2f} m/s" for t in entry["methods_tried"])
     feet = "locked" if entry.get("feet_locked", True) else "not locked (the lock made it worse)"
-    return (f" Method: {entry['method_chosen'].lower()}, the least visible of those made whose own verdict is best, a seam within 0.1 of it a tie the simpler method wins (none that pops, "
+    return (f" Method: {entry['method_chosen'].lower()}, the least visible of those made whose own verdict is best, a seam "
+            f"within 0.1 of it a tie the simpler method wins (none that pops, "
             f"leaves the floor or shows more than the raw cut stands before one that does not), short of one whose feet slide at "
             f"the seam; feet {feet} (seam visibility as played, velocity jump: {tried}).")
 
