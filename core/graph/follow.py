@@ -348,8 +348,9 @@ class _Planner:
 
     def stop(self, path, arcs, standing, allowed, aim=0.0):
         """``path`` ended in a standing pose (then :data:`STAND_SECONDS` in its clip): of the ways from the walk's nodes over
-        its last :data:`STOP_SEARCH_METRES` into a standing node, the one that stops nearest the path's end (each transition
-        counting :data:`STOP_TRANSITION_METRES` more), else the quickest from its end; None when none reaches one."""
+        its last :data:`STOP_SEARCH_METRES` (on a path no longer, also from every node the walk may start at) into a standing
+        node, the one that stops nearest the path's end (each transition counting :data:`STOP_TRANSITION_METRES` more), else
+        the quickest from its end; None when none reaches one."""
         graph, out, length = self.graph, out_edges(self.graph), self.path.length + aim
         first = next((k for k, arc in enumerate(arcs) if arc >= length - STOP_SEARCH_METRES), len(path) - 1)
         queue = collections.deque((k, path[k]["to"], arcs[k], ()) for k in range(first, len(path)))
