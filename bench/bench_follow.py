@@ -4,7 +4,8 @@ junctions, and how long planning takes.
 Targets: the root at most 5 cm from the path on average and 15 cm at most, the end within 20 cm facing along it, toe skating
 at most 1.1x the clips' own over the frames played, every junction no more visible than its clips (1.0), 60 s of motion
 planned in at most 2 s. Libraries: five clips (two walks, a run, a walk turning left, one turning right), two walks alone
-(for a path longer than the library's travel) and walks with clips that stand (a wave, a bow: the walk ends standing). Clips are read by the numpy BVH reader. Planning is timed alone (best of
+(for a path longer than the library's travel) and walks with clips that stand (a wave, a bow: lines of 4, 5 and 6 m, a bend and
+a curve each end standing). Clips are read by the numpy BVH reader. Planning is timed alone (best of
 three), the whole run (planning, rendering through the composition engine, the root laid along the path, feet re-planted)
 once. Run: ``.venv/core/bin/python bench/bench_follow.py``.
 """
@@ -61,7 +62,11 @@ def main():
     walks, walk_clips = _graph(LIBRARY[:2])
     _row("19 m on two walks", follow.follow(walks, walk_clips, np.array([[0.0, 0.0], [10.0, 0.0], [19.0, 2.5]])))
     standing, standing_clips = _graph(STANDING)
-    _row("straight, stands at end", follow.follow(standing, standing_clips, _paths()["straight 5 m"]))
+    stops = {"straight 5 m": _paths()["straight 5 m"], "line 4 m": np.array([[0.0, 0.0], [4.0, 0.0]]),
+             "line 6 m": np.array([[0.0, 0.0], [6.0, 0.0]]), "bend 45 deg": np.array([[0.0, 0.0], [3.0, 0.0], [5.0, 2.0]]),
+             "curve r 5 m": _paths()["curve r 5 m, 70 deg"]}
+    for name, points in stops.items():
+        _row(f"{name}, to stand", follow.follow(standing, standing_clips, points))
     minute = np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 30.0]])
     for label, (g, c) in (("five clips", (graph, clips)), ("two walks", (walks, walk_clips)), ("standing end", (standing, standing_clips))):
         timings, seconds = [], 0.0

@@ -311,6 +311,7 @@ class _Planner:
         starts = [e for e in edges if e["kind"] == "clip" and e["from"] in core and e["to"] in core]
         if not starts:
             raise GraphError("no travelling clip of the motion graph has a stretch to start the path on")
+        self.start_nodes = sorted({e["from"] for e in starts})
         best = min(starts, key=lambda e: self.score(e, 0.0, 0.0)[0])
         path, arc, error, frames = [], 0.0, 0.0, 0
         choice = best
@@ -347,11 +348,14 @@ class _Planner:
 
     def stop(self, path, arcs, standing, allowed, aim=0.0):
         """``path`` ended in a standing pose (then :data:`STAND_SECONDS` in its clip): of the ways from the walk's nodes over
-        its last :data:`STOP_SEARCH_METRES` into a standing node, the one that stops nearest the path's end (each transition
-        counting :data:`STOP_TRANSITION_METRES` more), else the quickest from its end; None when none reaches one."""
+        its last :data:`STOP_SEARCH_METRES` (on a path no longer, also from every node the walk may start at) into a standing
+        node, the one that stops nearest the path's end (each transition counting :data:`STOP_TRANSITION_METRES` more), else
+        the quickest from its end; None when none reaches one."""
         graph, out, length = self.graph, out_edges(self.graph), self.path.length + aim
         first = next((k for k, arc in enumerate(arcs) if arc >= length - STOP_SEARCH_METRES), len(path) - 1)
         queue = collections.deque((k, path[k]["to"], arcs[k], ()) for k in range(first, len(path)))
+        if length <= STOP_SEARCH_METRES:  # a short path may also be walked from any start in the travelling clips straight into the stop
+            queue.extendleft((-1, node, 0.0, ()) for node in self.start_nodes)
         seen, best = set(), None
         while queue:  # breadth first over (node, travel to the centimetre's 5): a few thousand states
             k, node, arc, route = queue.popleft()
@@ -695,16 +699,24 @@ def _toe_skating(clip, frames=slice(None)):
 
 
 def _clips_skating(composition, clips, names):
-    """The clips' own toe skating (m/s) over the frames the composition plays of them: each segment's source frames in its
-    clip, weighed by how many it plays."""
-    total = weight = 0.0
-    for segment in composition.segments:  # a few segments
+    """The clips' own toe skating (m/s) over the frames the composition plays of them: each segment's frames at its source
+    frames' in its clip; a transition's frames (its blend and the foot lock around it) play both clips it joins, at the mean of
+    theirs (a walk slowing into a standing clip is not held to the standing clip's still feet)."""
+    segments = composition.segments
+    own = []
+    for segment in segments:  # a few segments
         clip = clips[names.index(segment.name)]
         first = int(clip.frames[0])
-        frames = slice(max(segment.source_first - first, 0), segment.source_last - first + 1)
-        played = segment.out_last - segment.out_first + 1
-        total, weight = total + _toe_skating(clip, frames) * played, weight + played
-    return total / max(weight, 1.0)
+        own.append(_toe_skating(clip, slice(max(segment.source_first - first, 0), segment.source_last - first + 1)))
+    per_frame = np.zeros(composition.clip.num_frames)
+    for value, segment in zip(own, segments):
+        per_frame[segment.out_first:segment.out_last + 1] = value
+    starts = np.array([segment.out_first for segment in segments])
+    for made in composition.transitions:  # a few transitions
+        first, last = made.window
+        before = int(np.clip(np.searchsorted(starts, first, side="right") - 1, 0, len(own) - 2)) if len(own) > 1 else 0
+        per_frame[first:last + 1] = 0.5 * (own[before] + own[min(before + 1, len(own) - 1)])
+    return float(per_frame.mean()) if len(per_frame) else 0.0
 
 
 def _measured(composition, path, points, corners, library, own, dropped, ending, more):

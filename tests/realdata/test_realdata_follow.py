@@ -22,6 +22,7 @@ pytestmark = pytest.mark.realdata
 LIBRARY = ("bandai/dataset-1_walk_normal_001", "bandai/dataset-2_walk_normal_020", "bandai/dataset-1_run_happy_001",
            "bandai/dataset-2_walk-turn-left_normal_007", "bandai-actions/dataset-2_walk-turn-right_normal_001")
 SMALL = LIBRARY[:2]  # walks of 6.5 s and 9.7 s: together about 17.5 m of travel
+ONE_WALK = LIBRARY[:1]  # a walk of 6.5 s: about 8.1 m of travel
 # The walks with clips that stand (a wave, a bow) and one more walk: a library with a standing pose to end in.
 STANDING = SMALL + ("bandai/dataset-2_wave-right-hand_normal_021", "bandai-actions/dataset-1_bow_normal_001",
                     "bandai-actions/dataset-1_walk_happy_001")
@@ -49,6 +50,11 @@ def small(mocap_dir):
 
 
 @pytest.fixture(scope="module")
+def one_walk(mocap_dir):
+    return _graph(mocap_dir, ONE_WALK)
+
+
+@pytest.fixture(scope="module")
 def standing(mocap_dir):
     return _graph(mocap_dir, STANDING)
 
@@ -59,7 +65,7 @@ def _arc(radius, degrees, count=40):
 
 
 PATHS = {
-    "straight": np.array([[0.0, 0.0], [5.0, 1.0]]),
+    "straight": np.array([[0.0, 0.0], [4.0, 0.8]]),
     "gentle curve": _arc(5.0, 70.0),
     "S": np.stack([np.linspace(0.0, 8.0, 60), 1.2 * np.sin(np.linspace(0.0, 2 * np.pi, 60))], axis=1),
     "square": np.array([[0.0, 0.0], [2.5, 0.0], [2.5, 2.5], [0.0, 2.5], [0.0, 0.2]]),
@@ -105,25 +111,33 @@ def test_a_held_out_path_is_followed_within_the_targets(library, name):
     assert made.numbers["ends_standing"] == 0.0 and any(note.startswith("the library has no standing pose") for note in made.notes)
 
 
-def test_the_walk_ends_standing_on_the_paths_end_where_the_library_has_a_standing_pose(standing):
+# Paths whose stop cannot be reached from the walk's own last metres (the lines of 4 m and 6 m, the bend walked a line and a half
+# before ending in a stop) or was reached skating 1.13x the clips' own (the arc): each ends standing.
+STOPS = {"4 m": np.array([[0.0, 0.0], [4.0, 0.0]]), "6 m": np.array([[0.0, 0.0], [6.0, 0.0]]),
+         "bend": np.array([[0.0, 0.0], [3.0, 0.0], [5.0, 2.0]]), "arc": PATHS["gentle curve"]}
+
+
+@pytest.mark.parametrize("name", STOPS)
+def test_the_walk_ends_standing_on_the_paths_end_where_the_library_has_a_standing_pose(standing, name):
     graph, clips = standing
-    points = PATHS["straight"]
+    points = STOPS[name]
     made = follow.follow(graph, clips, points)
     _check_targets(made, points)
     assert made.numbers["ends_standing"] == 1.0 and any(note.startswith("the walk ends standing, in dataset-") for note in made.notes)
     assert np.median(made.speed[-15:]) < follow.MIN_TRAVEL_SPEED  # its last half second stands
-    walking = follow.follow(graph, clips, points, end="walk")  # asked to keep walking, it walks to the end
-    assert walking.numbers["end_error_m"] <= 0.20 and walking.numbers["deviation_max_m"] <= 0.15
-    assert walking.numbers["ends_standing"] == 0.0 and np.median(walking.speed[-15:]) > 0.8
+    if name == "4 m":  # asked to keep walking, it walks to the end
+        walking = follow.follow(graph, clips, points, end="walk")
+        assert walking.numbers["end_error_m"] <= 0.20 and walking.numbers["deviation_max_m"] <= 0.15
+        assert walking.numbers["ends_standing"] == 0.0 and np.median(walking.speed[-15:]) > 0.8
 
 
-def test_a_path_longer_than_the_library_is_followed(small):
-    graph, clips = small
-    points = np.array([[0.0, 0.0], [10.0, 0.0], [19.0, 2.5]])
+def test_a_path_longer_than_the_library_is_followed(one_walk):
+    graph, clips = one_walk
+    points = np.array([[0.0, 0.0], [5.0, 0.0], [9.0, 1.5]])
     made = follow.follow(graph, clips, points)
     _check_targets(made, points)
     travel = sum(np.ptp(clip.location[:, 1, [0, 2]], axis=0).max() for clip in clips)  # Hips, the BVH's ground axes
-    assert made.numbers["path_length_m"] > travel and len(made.composition.transitions) >= 2
+    assert made.numbers["path_length_m"] > travel and len(made.composition.transitions) >= 1  # the walk plays again
 
 
 def test_a_minute_of_walking_is_planned_as_one_chain_of_edges(small):
@@ -171,10 +185,10 @@ def test_a_speed_out_of_reach_and_a_library_that_does_not_travel_are_named(libra
 
 def test_a_speed_per_point_walks_then_runs(library):
     graph, clips = library
-    points = np.array([[0.0, 0.0], [5.0, 0.0], [6.0, 0.0], [12.0, 0.0]])
+    points = np.array([[0.0, 0.0], [4.0, 0.0], [5.0, 0.0], [9.0, 0.0]])
     made = follow.follow(graph, clips, points, speeds=[1.1, 1.1, 1.8, 1.8])
     _check_targets(made, points)
     along = made.trace[:, 0]
-    walked, ran = made.speed[along < 4.0], made.speed[along > 8.0]
+    walked, ran = made.speed[along < 3.0], made.speed[along > 6.5]
     assert abs(np.median(walked) - 1.1) < 0.2 and abs(np.median(ran) - 1.8) < 0.2
     assert any("run" in segment.name for segment in made.composition.segments)
