@@ -14,7 +14,7 @@ from core.errors import AudioError, LoopsmithError, NoSteadyBeat
 from core.music import f_measure, onset_strength, read_wav, track_beats, track_wav, wav_blocks
 from core.music.beats import dynamic_program
 from core.music.tempo import estimate_tempo
-from sound import (RATE, TRACKS, click_track, clicks, clicks_between, kick_snare, soft_chords, song, speech_like,
+from sound import (RATE, TRACKS, click_track, clicks, clicks_between, kick_snare, loose_clicks, soft_chords, song, speech_like,
                    syncopated, write_wav)
 HOUSE = pathlib.Path(__file__).resolve().parents[3] / "shared" / "music" / "house_lo.ogg"
 
@@ -140,6 +140,24 @@ def test_a_weak_beat_is_tracked_with_its_low_confidence(attack):
     samples, _ = soft_chords(bpm, attack=attack)
     beats = track_beats(samples, RATE)  # was refused: periodicity below 0.40, "noise or speech"
     assert beats.confidence < 0.55 and beats.tempo_bpm == pytest.approx(bpm, rel=0.04)
+
+
+@pytest.mark.parametrize("bpm", [90.0, 120.0, 150.0])
+def test_a_click_track_is_a_steady_beat_whatever_its_period_in_frames(bpm):
+    # 120 BPM is 21.5 envelope frames a beat: read between the whole-frame lags, 0.70 (90 BPM 0.75; 129 BPM, 20.0, 0.98)
+    assert track_beats(loose_clicks(bpm)[0], RATE).confidence >= 0.85
+
+
+@pytest.mark.parametrize("spoilt", [{"jitter": (0.0, 0.01, 0.02, 0.04)}, {"noise": (0.0, 0.03, 0.1, 0.3)}])
+def test_the_confidence_falls_as_the_clicks_drift_or_drown(spoilt):
+    (name, levels), = spoilt.items()
+    confidences = [estimate_tempo(*_envelope(loose_clicks(**{name: level})[0])).confidence for level in levels]
+    assert confidences[0] >= 0.85 and np.all(np.diff(confidences) < 0), confidences
+
+
+def _envelope(samples):
+    envelope = onset_strength(samples, RATE)
+    return envelope.values, envelope.frame_rate
 
 
 @pytest.mark.parametrize("rate", [16000, RATE, 44100])
