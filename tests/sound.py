@@ -127,7 +127,7 @@ def song(bpm=128.0, seconds=30.0):
 
 def soft_chords(bpm=84.0, seconds=12.0, attack=0.03, seed=0):
     """A new chord on every beat, swelling in over ``attack`` s and dying away, over a quiet hiss that never stops:
-    music whose beat is weak (periodicity 0.2-0.35), without the gaps of speech."""
+    music with a soft beat (periodicity 0.35-0.40), without the gaps of speech."""
     beats = _grid(bpm, seconds, 0.4)
     out = 0.02 * np.convolve(np.random.default_rng(seed).standard_normal(int(seconds * RATE)), np.ones(8) / 8, mode="same")
     t = np.arange(int(60.0 / bpm * RATE)) / RATE
