@@ -76,6 +76,16 @@ def clicks(bpm=120.0, seconds=30.0):
     return out, beats
 
 
+def loose_clicks(bpm=120.0, seconds=12.0, jitter=0.0, noise=0.0, seed=0):
+    """Clicks on the beats, each off by a normal error of ``jitter`` s (standard deviation), over white noise of
+    standard deviation ``noise`` (the clicks peak at 0.8): (samples, the beats of the steady grid)."""
+    rng = np.random.default_rng(seed)
+    beats = _grid(bpm, seconds)
+    out = np.zeros(int(seconds * RATE))
+    _place(out, np.maximum(beats + rng.normal(0.0, jitter, len(beats)), 0.0), _click(), 0.8)
+    return out + noise * rng.standard_normal(len(out)), beats
+
+
 def kick_snare(bpm=100.0, seconds=30.0):
     beats = _grid(bpm, seconds)
     return _drums(beats, seconds), beats
@@ -117,7 +127,7 @@ def song(bpm=128.0, seconds=30.0):
 
 def soft_chords(bpm=84.0, seconds=12.0, attack=0.03, seed=0):
     """A new chord on every beat, swelling in over ``attack`` s and dying away, over a quiet hiss that never stops:
-    music whose beat is weak (periodicity 0.2-0.35), without the gaps of speech."""
+    music with a soft beat (periodicity 0.35-0.40), without the gaps of speech."""
     beats = _grid(bpm, seconds, 0.4)
     out = 0.02 * np.convolve(np.random.default_rng(seed).standard_normal(int(seconds * RATE)), np.ones(8) / 8, mode="same")
     t = np.arange(int(60.0 / bpm * RATE)) / RATE

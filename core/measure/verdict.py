@@ -202,7 +202,9 @@ def of_dropped_turn(degrees: float, bone: str) -> Verdict:
     return Verdict(CHECK if degrees <= DROPPED_TURN_SEEN else VISIBLE, (reason,))
 
 
-BEAT_CONFIDENCE_GOOD = 0.55  # a song's periodicity at its tempo: music reaches 0.6-0.85; below this its beat is weak or changes
+# a song's periodicity at its tempo, under which its beat is weak or changes: clicks whose beats are lost in noise read
+# 0.12-0.15, clicks 20-30 ms off the grid (sd) still found read 0.41-0.64; a click track 0.89-1.00
+BEAT_CONFIDENCE_GOOD = 0.3
 ON_BEAT_GOOD = 0.8  # the share of a performance's keyposes within a frame of a beat from which its sync to a song is GOOD
 
 
