@@ -1,5 +1,6 @@
-"""Converting at a frame rate that is no whole number: every frame of a 120.005 fps take (a Frame Time of 0.008333 s, as the
-SFU and Xia databases write it) reaches the GLB and reads back."""
+"""Takes the corpus showed are odd: a frame rate that is no whole number (a Frame Time of 0.008333 s, 120.005 fps, as the
+SFU and Xia databases write it) keeps every frame in a GLB, a one-frame pose converts to every format, and a transition
+near a short take's end shortens its blend and says so."""
 
 import json
 
@@ -43,3 +44,13 @@ def test_a_one_frame_pose_converts_to_glb_fbx_and_blend(tmp_path):
     [entry] = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"]
     assert entry["verdict"]["word"] == "GOOD", entry["verdict"]
     assert [back["frames"] for back in entry["read_back"].values()] == [1, 1, 1, 1], entry["read_back"]
+
+
+def test_a_transition_near_a_takes_end_shortens_its_blend_and_says_so(tmp_path):
+    (tmp_path / "chain.bvh").write_text(_chain_bvh(60, "0.0333333"))
+    done = run_loopsmith("transition", tmp_path / "chain.bvh", tmp_path / "chain.bvh", "--at", "30", "56", "-o", tmp_path / "out", "--quiet")
+    assert done.returncode == 0, done.stderr  # on the old code: "TO (chain.bvh) ends 26 frames before the blend does"
+    [entry] = json.loads((tmp_path / "out" / "loopsmith_report.json").read_text())["entries"]
+    assert entry["transition"]["shortened"] and entry["transition"]["length_s"] == pytest.approx(4 / 30, abs=1e-3)
+    assert entry["verdict"]["word"] != "GOOD"
+    assert any(reason.startswith("the blend is shortened to 0.133 s") for reason in entry["verdict"]["reasons"]), entry["verdict"]
