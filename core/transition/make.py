@@ -73,6 +73,10 @@ class Transition:
     warp_span: tuple = None
     shortened: bool = False
 
+    def concerns(self) -> tuple[str, ...]:
+        """What its verdict says beyond the metrics (:func:`..measure.verdict.of_transition`'s ``concerns``): a shortened blend."""
+        return verdict.shortened_concerns(self.length if self.shortened else None, min(LENGTHS))
+
 
 def criteria_ratios(metrics: TransitionMetrics) -> np.ndarray:
     """Each criterion's metric over its limit ``(5,)``: visibility, root speed jump, heading rate, skating, the body off

@@ -8,7 +8,6 @@ import pathlib
 import numpy as np
 
 from ....core.measure import verdict as verdicts
-from ....core.transition import make
 from ... import entries
 from ...contract import Row
 from ...html import charts, parts, player
@@ -51,8 +50,7 @@ def transition_entry(source, target, armature, outputs, made, seconds):
         "figure": player.figure_json(made.clip, _marks(made),
                                      [(0, first - 1, pathlib.Path(source).name), (first, made.clip.num_frames - 1, pathlib.Path(target).name)]),
     }
-    shortened = verdicts.shortened_concerns(made.length if made.shortened else None, min(make.LENGTHS))
-    return entries.judged(entry, verdicts.of_transition(entry["transition"]["metrics"], shortened))
+    return entries.judged(entry, verdicts.of_transition(entry["transition"]["metrics"], made.concerns()))
 
 
 def _marks(made):
