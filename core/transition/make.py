@@ -169,11 +169,12 @@ def _search_root(near):
 def _fitting_lengths(lengths, chosen, clip_a, clip_b, start, methods):
     """``(seconds, shortened)`` of the blends the 0-based point ``start`` (A's, B's index) leaves room for: every one of
     ``lengths`` when given (a blend too long then says so itself); of a ``chosen`` length those that fit, else the longest
-    that does (at least :data:`MIN_SPAN` frame steps), shortened. B plays the whole blend, and A too in a CROSSFADE."""
+    that does (at least :data:`MIN_SPAN` frame steps), shortened. B plays the whole blend, and A too in a CROSSFADE: the
+    room is the roomiest of ``methods``' (a CROSSFADE too long for A then says so itself)."""
     if not chosen:
         return [(seconds, False) for seconds in lengths]
     room = clip_b.num_frames - start[1] - 1
-    if "CROSSFADE" in methods:
+    if "INERTIALIZE" not in methods:
         room = min(room, clip_a.num_frames - start[0] - 1)
     fitting = [(seconds, False) for seconds in lengths if int(round(seconds * clip_a.fps)) <= room]
     return fitting or ([(room / clip_a.fps, True)] if room >= MIN_SPAN else [])
