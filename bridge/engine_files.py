@@ -28,7 +28,7 @@ def engine_root(obj):
 
 def export_range(obj, action):
     """``(first, last, note)``: the frames of ``action`` a file holds, and for a WRAP loop what was decided ('' otherwise)."""
-    first, last = read_action.resolve_range(action)  # the manual range, else the keys'
+    first, last = read_action.resolve_range(action, pose=True)  # the manual range, else the keys'; a held pose is written too
     if not write_policy.loop_playback(action, obj).wrap:
         return first, last, ""
     keep, note = wrap_closing_frame(read_action.read_clip(obj, frame_end=last + 1))

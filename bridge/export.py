@@ -81,20 +81,6 @@ def _playing(scene, frame_start, frame_end):
 
 
 @contextlib.contextmanager
-def _gltf_rate(scene):
-    """The scene's ``fps_base`` inverted meanwhile: Blender's glTF exporter times frames by ``fps * fps_base``, not ``fps / fps_base``.
-
-    Without this a 29.97 fps scene (30 / 1.001) would be written at 30.03 fps.
-    """
-    kept = scene.render.fps_base
-    scene.render.fps_base = 1.0 / kept
-    try:
-        yield
-    finally:
-        scene.render.fps_base = kept
-
-
-@contextlib.contextmanager
 def _renamed(collection, item, name):
     """``item`` of ``collection`` (scenes, objects, actions) under ``name`` meanwhile; another holder of the name steps aside.
 
@@ -196,7 +182,7 @@ def write(obj, path, suffix, frame_start, frame_end, bvh_scale, bvh_source=None,
         raise ExportError(f"cannot write '{suffix}' files (only {', '.join(FORMATS)})")
     try:
         action = action_curves.require_action(obj)
-        playing = read_action.resolve_range(action) if suffix == ".blend" else None
+        playing = read_action.resolve_range(action, pose=True) if suffix == ".blend" else None
     except ClipError as error:
         raise ExportError(str(error)) from None
     path = pathlib.Path(path)
@@ -245,7 +231,7 @@ def _export(obj, action, path, suffix, frame_start, frame_end, bvh_scale, bvh_so
         else:
             # By default every action the armature could play is written, the original first;
             # 'ACTIVE_ACTIONS' would still merge them in 4.2.
-            with _gltf_rate(scene):
+            with timeline.gltf_rate(scene):
                 bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True,
                                           export_animation_mode="ACTIONS", export_anim_single_armature=False,
                                           export_frame_range=True, export_anim_slide_to_zero=True)
@@ -375,7 +361,7 @@ def replace_outputs(obj, targets, frame_start, frame_end, settings: ImportSettin
 
     def writer(target):
         if target.suffix == ".bvh" and same_joints and settings.reader == "numpy":
-            return _numpy_bvh_writer(_file_bvh(read_action.read_clip(obj, frame_start, frame_end), settings, header), target)
+            return _numpy_bvh_writer(_file_bvh(read_action.read_clip(obj, frame_start, frame_end, pose=True), settings, header), target)
         return lambda path: write(obj, path, target.suffix, frame_start, frame_end, scale, bvh_source, profile, looping, root)
 
     outputs.replace_all([(target, writer(target), lambda path, suffix=target.suffix: verify(path, suffix, frames, fps)) for target in targets])

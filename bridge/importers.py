@@ -262,12 +262,11 @@ def _read(path, suffix, settings, header):
     elif suffix == ".fbx":
         bpy.ops.import_scene.fbx(filepath=str(path))
     else:
-        rate = settings.key_rate
-        if rate:  # keys land on whole frames at the file's own rate
-            scene = bpy.context.scene
-            scene.render.fps = max(1, round(rate))
-            scene.render.fps_base = scene.render.fps / rate
-        bpy.ops.import_scene.gltf(filepath=str(path))
+        scene = bpy.context.scene
+        if settings.key_rate:  # keys land on whole frames at the file's own rate
+            timeline.set_scene_fps(scene, settings.key_rate)
+        with timeline.gltf_rate(scene):
+            bpy.ops.import_scene.gltf(filepath=str(path))
 
 
 def _build_bvh_scene(path, header, settings):
@@ -293,10 +292,11 @@ def first_armature(path, options):
     return bpy.data.objects[names[0]], settings, header
 
 
-def armature_clip(path, options):
-    """:func:`first_armature`, with its action's clip after the armature: (armature, clip, settings, header)."""
+def armature_clip(path, options, pose=False):
+    """:func:`first_armature`, with its action's clip after the armature: (armature, clip, settings, header); ``pose``: a
+    one-frame action is read as a one-frame clip (else refused)."""
     obj, settings, header = first_armature(path, options)
-    return obj, read_action.read_clip(obj), settings, header
+    return obj, read_action.read_clip(obj, pose=pose), settings, header
 
 
 def load_clip(path, options):

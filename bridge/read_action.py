@@ -29,14 +29,15 @@ def _read_property(curves, frames, names, prop, statics):
     return out.reshape(len(frames), len(names), width), present.reshape(len(names), width)
 
 
-def resolve_range(action, frame_start: float | None = None, frame_end: float | None = None) -> tuple[int, int]:
-    """Integer frame range, defaulting to the action's own frame range."""
+def resolve_range(action, frame_start: float | None = None, frame_end: float | None = None, pose: bool = False) -> tuple[int, int]:
+    """Integer frame range, defaulting to the action's own frame range; under two frames a ClipError, unless ``pose``
+    (a one-frame range is then a held pose, as a file written or converted may be)."""
     default_start, default_end = action.frame_range
     # The action's own range may fall between frames (keys resampled on import): round inwards,
     # but a range within a hundredth of a frame (FBX key times) is that frame.
     start = int(np.ceil(default_start - FRAME_TOLERANCE)) if frame_start is None else int(round(frame_start))
     end = int(np.floor(default_end + FRAME_TOLERANCE)) if frame_end is None else int(round(frame_end))
-    if end <= start:
+    if end < start + (0 if pose else 1):
         raise ClipError(f"frame range {start}-{end} has fewer than two frames")
     return start, end
 
@@ -56,7 +57,8 @@ def bones_parents_first(armature):
     return sorted(bones, key=lambda bone: depth[bone.name])
 
 
-def read_clip(obj, frame_start: float | None = None, frame_end: float | None = None, fps: float | None = None, action=None) -> Clip:
+def read_clip(obj, frame_start: float | None = None, frame_end: float | None = None, fps: float | None = None, action=None,
+              pose: bool = False) -> Clip:
     """Read an armature object's action into a Clip over a frame range.
 
     frame_start, frame_end: inclusive integer frames; default the action's
@@ -68,14 +70,14 @@ def read_clip(obj, frame_start: float | None = None, frame_end: float | None = N
     space. Raises ClipError on bad input (no armature, no bones, no action,
     an action ``obj`` cannot play (:class:`ActionMismatch`, see
     :func:`check_playable`), a range under two frames or outside the keys,
-    NaN or infinite values); nothing is modified.
+    NaN or infinite values); nothing is modified. pose: a one-frame range is read as a one-frame clip.
     """
     own = require_action(obj)
     if not obj.data.bones:
         raise ClipError(f"armature '{obj.name}' has no bones")
     action = own if action is None else action
     check_playable(action, obj)
-    start, end = resolve_range(action, frame_start, frame_end)
+    start, end = resolve_range(action, frame_start, frame_end, pose)
     curves = ActionCurves(action, obj)
     key_first, key_last = curves.key_extent()
     if start < key_first - FRAME_TOLERANCE or end > key_last + FRAME_TOLERANCE:

@@ -98,7 +98,7 @@ class LOOPSMITH_OT_make_transition(bpy.types.Operator):
         store_points(settings, transition, source, target)
         settings.frame_a, settings.frame_b = transition.frame_a, transition.frame_b  # also for a switch to Manual
         show_distance(settings, transition, name)
-        judged = verdict.of_transition(dataclasses.asdict(transition.metrics))  # the command line's verdict, same thresholds
+        judged = verdict.of_transition(dataclasses.asdict(transition.metrics), transition.concerns())  # the command line's verdict
         self.report({"INFO"} if judged.word == verdict.GOOD else {"WARNING"},
                     f"Transition '{source.name}' frame {transition.frame_a} -> '{target.name}' frame {transition.frame_b} "
                     f"({transition.method.lower()}, {transition.length:.2f} s) into '{written.name}': {judged.word}"

@@ -31,6 +31,15 @@ def _index(clip, frame, what):
     return index
 
 
+def _seam_frames(count, first, last, blend_frames):
+    """Frame indices where a hold of ``first..last`` eased over ``blend_frames`` meets the motion: each easing and a frame
+    either side; none where the hold reaches the clip's end."""
+    seams = [np.arange(first - blend_frames - 1, first + 2)] if first > 0 else []
+    if last < count - 1:
+        seams.append(np.arange(last - 1, last + blend_frames + 2))
+    return np.concatenate(seams) if seams else np.array([], dtype=int)
+
+
 def freeze_weights(count: int, first: int, last: int, blend_frames: float) -> np.ndarray:
     """Weight ``(count,)`` of the held value per frame: 1 from ``first`` to ``last`` (indices, inclusive), easing to 0 over ``blend_frames`` either side."""
     index = np.arange(count, dtype=float)
@@ -51,9 +60,13 @@ def freeze(clip: Clip, bones: list[str], frame: int | None = None, rest: bool = 
     whole clip, then there is no blend). blend: seconds of easing in before
     and out after the range. location: hold the bones' location too (a
     travelling root then stops travelling). numbers: ``bones``,
-    ``frozen_frames``, ``blend_frames``; ``worst_frame`` and
-    ``source_worst_frame``, the sharpest acceleration of the frozen bones'
-    descendants in the result and in the clip, over the clip's own typical.
+    ``frozen_frames``, ``blend_frames``; ``worst_frame``, the sharpest
+    acceleration of the frozen bones' descendants at the seams the hold makes
+    (its easing in and out and a frame either side; a hold of the whole clip
+    makes none), and ``source_worst_frame``, theirs anywhere in the clip,
+    both over the clip's own typical. Inside the hold the descendants move by
+    their own channels alone, as asked: a jitter there that the frozen bone's
+    motion hid is the take's, not a seam.
     EditError (or ClipError for unknown bones) on bad input.
     """
     if not bones:
@@ -88,7 +101,8 @@ def freeze(clip: Clip, bones: list[str], frame: int | None = None, rest: bool = 
     before, after = joint_positions(clip), joint_positions(result)
     reference = acceleration_reference(before, dt=clip.dt)
     numbers = {"bones": len(indices), "frozen_frames": last - first + 1, "blend_frames": blend_frames,
-               "worst_frame": worst_frame(after, clip.dt, reference, moved), "source_worst_frame": worst_frame(before, clip.dt, reference, moved)}
+               "worst_frame": worst_frame(after, clip.dt, reference, moved, _seam_frames(clip.num_frames, first, last, blend_frames)),
+               "source_worst_frame": worst_frame(before, clip.dt, reference, moved)}
     # A hold over a loop's first and last frames holds both alike: a loop stays a loop.
     eases = [(max(first - blend_frames, 0), first - 1, "easing in"), (last + 1, min(last + blend_frames, clip.num_frames - 1), "easing out")]
     windows = (*[ease for ease in eases if ease[1] >= ease[0]], (first, last, "held"))

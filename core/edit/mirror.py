@@ -37,14 +37,17 @@ _MINUS_MIRROR = np.array([0.0, 1.0, 0.0, 0.0])  # -S = diag(1, -1, -1): half a t
 _SUFFIX = re.compile(r"^(.*[._\- ])([LlRr])(\.\d+)?$")  # Arm.L, arm_l, Arm-R, Arm.L.001
 _PREFIX = re.compile(r"^([LlRr])([._\- ].*)$")  # L_Arm, r.arm
 _INFIX = re.compile(r"^(.*[._\- ])([LlRr])([._\- ].*)$")  # Toes_L_end (the FBX exporter's leaf bones), arm.L.twist
+# A capital L or R before a capitalised word (CMU's LHipJoint, LThumb): a side only when the other side's bone exists, as
+# LowerBack (no capital after the L) and a lone RFoot are centre bones.
+_CAPITAL = re.compile(r"^([LR])([A-Z][a-z].*)$")
 # Left/Right anywhere (LeftUpLeg, mixamorig:LeftArm); lower or upper case only as a word start (hand_left, LEFT_ARM).
 _WORD = re.compile(r"Left|Right|(?<![A-Za-z])(?:left|right|LEFT|RIGHT)")
 _OTHER_SIDE = {"L": "R", "R": "L", "l": "r", "r": "l", "Left": "Right", "Right": "Left",
                "left": "right", "right": "left", "LEFT": "RIGHT", "RIGHT": "LEFT"}
 
 
-def _other_side(name):
-    """The name with its side marker swapped, or None for a name without one."""
+def _other_side(name, names):
+    """The name with its side marker swapped, or None for a name without one (``names``: the skeleton's, for a capital L or R)."""
     match = _SUFFIX.match(name)
     if match:
         return match[1] + _OTHER_SIDE[match[2]] + (match[3] or "")
@@ -57,6 +60,9 @@ def _other_side(name):
     match = _WORD.search(name)
     if match:
         return name[:match.start()] + _OTHER_SIDE[match[0]] + name[match.end():]
+    match = _CAPITAL.match(name)
+    if match and _OTHER_SIDE[match[1]] + match[2] in names:
+        return _OTHER_SIDE[match[1]] + match[2]
     return None
 
 
@@ -64,14 +70,16 @@ def mirror_pairs(bone_names: tuple) -> dict[str, str]:
     """Each bone's name mapped to its partner's, itself for a centre bone.
 
     Side markers: ``.L/.R``, ``_L/_R``, ``-L/-R`` and ``.l/.r``... suffixes
-    (a ``.001`` after them is kept), ``L_``/``R_`` prefixes, and ``Left``/``Right``
-    anywhere in the name (``LeftUpLeg``, ``mixamorig:LeftArm``, ``hand_left``).
+    (a ``.001`` after them is kept), ``L_``/``R_`` prefixes, ``L``/``R`` between
+    words (``Bip01 L Thigh``), ``Left``/``Right`` anywhere in the name
+    (``LeftUpLeg``, ``mixamorig:LeftArm``, ``hand_left``), and a capital ``L``/``R``
+    before a capitalised word when the other side's bone exists (CMU's ``LHipJoint``/``RHipJoint``).
     EditError if a bone with a side marker has no partner, or if there is no pair at all.
     """
     names = set(bone_names)
     pairs = {}
     for name in bone_names:
-        partner = _other_side(name)
+        partner = _other_side(name, names)
         if partner is not None and partner not in names:
             raise EditError(f"bone '{name}' has no partner '{partner}' to mirror onto")
         pairs[name] = name if partner is None else partner
@@ -94,9 +102,19 @@ def _partner_indices(clip, pairs):
             raise EditError(f"bone '{names[bone]}' mirrors onto '{names[other]}', which mirrors onto '{names[partner[other]]}'")
         parent, other_parent = clip.parents[bone], clip.parents[other]
         if (parent < 0) != (other_parent < 0) or (parent >= 0 and partner[parent] != other_parent):
-            hang = [f"'{names[index]}'" if index >= 0 else "no parent" for index in (parent, other_parent)]
-            raise EditError(f"bones '{names[bone]}' and '{names[other]}' are partners but hang from {hang[0]} and {hang[1]}, which are not")
+            raise EditError(_unpaired_parents(names, partner, bone, other, parent, other_parent))
     return partner
+
+
+def _unpaired_parents(names, partner, bone, other, parent, other_parent):
+    """The message for partners ``bone`` and ``other`` whose parents (indices, -1 for none) are no pair: what is wrong and what fixes it."""
+    hang = [f"'{names[index]}'" if index >= 0 else "no parent" for index in (parent, other_parent)]
+    if parent >= 0 and other_parent >= 0:
+        wrong = f"which are not left/right partners ({hang[0]} mirrors onto '{names[partner[parent]]}')"
+    else:
+        wrong = "and a mirror needs both to be roots or both to hang from partners"
+    return (f"bones '{names[bone]}' and '{names[other]}' are partners but hang from {hang[0]} and {hang[1]}, {wrong}: "
+            "name the sides of the bones above them ('Hip.L'/'Hip.R', 'Hip_l'/'Hip_r', 'LeftHip'/'RightHip', 'LHip'/'RHip')")
 
 
 def _offset_pairs(relative, children, partner, bone):

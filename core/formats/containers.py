@@ -109,7 +109,8 @@ def key_rate(document: Any) -> float | None:
         if times["count"] < 2 or span <= 0:
             return None
         rate = (times["count"] - 1) / span
-        return float(round(rate)) if abs(rate - round(rate)) < 1e-4 * rate else rate  # times are single precision
+        # Single-precision times put the rate within about 1e-7 of itself: a whole rate within 1e-6 is that rate, and 120.005 stays.
+        return float(round(rate)) if abs(rate - round(rate)) < 1e-6 * rate else rate
 
     except (KeyError, IndexError, TypeError, ValueError):
         return None

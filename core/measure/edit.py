@@ -134,14 +134,17 @@ def acceleration_reference(*positions: np.ndarray, dt: float) -> np.ndarray:
     return metrics.floored(reference)
 
 
-def worst_frame(positions: np.ndarray, dt: float, reference: np.ndarray, joints: list | np.ndarray | None = None) -> float:
+def worst_frame(positions: np.ndarray, dt: float, reference: np.ndarray, joints: list | np.ndarray | None = None,
+                frames: np.ndarray | None = None) -> float:
     """The largest acceleration over every inner frame and joint of ``positions (F, B, 3)``, over ``reference (B,)``.
 
-    joints: indices to measure (default all). 1 means as sharp as the
-    reference clips' 95th percentile; a clip's own worst frame is usually 2-4.
+    joints: indices to measure (default all); frames: the inner frame indices to measure (default all). 1 means as
+    sharp as the reference clips' 95th percentile; a clip's own worst frame is usually 2-4.
     """
     joints = np.arange(positions.shape[1]) if joints is None else np.asarray(joints)
     inner = np.arange(1, len(positions) - 1)
+    if frames is not None:
+        inner = np.intersect1d(inner, frames)
     if not len(inner) or not len(joints):
         return 0.0  # nothing to accelerate
     return float((kinematics.accelerations(positions[:, joints], dt, inner) / reference[joints]).max())

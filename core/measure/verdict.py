@@ -152,15 +152,24 @@ NEGLIGIBLE_HEADING_RATE = 0.3  # rad/s (17 degrees a second)
 NEGLIGIBLE_SKATING = 0.02  # m/s of a planted toe
 
 
-def of_transition(metrics: dict) -> Verdict:
+def shortened_concerns(seconds: float | None, wanted: float) -> tuple[str, ...]:
+    """What a verdict says of a blend shortened to ``seconds`` because the clips leave no room for the ``wanted`` shortest
+    length (None: not shortened)."""
+    if seconds is None:
+        return ()
+    return (f"the blend is shortened to {seconds:.3g} s: the clips leave no room after the transition point for {wanted:g} s, "
+            "the shortest otherwise tried",)
+
+
+def of_transition(metrics: dict, concerns: tuple = ()) -> Verdict:
     """The verdict of a transition or a composition's junction, from its metrics by name (the fields of
     :class:`~.transition.TransitionMetrics`: visibility, root speed jump, heading rate and toe skating with the clips' own;
-    the floor and pelvis offsets in metres)."""
+    the floor and pelvis offsets in metres) and the ``concerns`` its maker names."""
     return judge([Measure("junction visibility", metrics["visibility"]),
                   Measure("root speed jump", metrics["root_speed_jump"], metrics["clips_root_speed_jump"], "m/s", NEGLIGIBLE_ROOT_SPEED_JUMP),
                   Measure("heading turn rate", metrics["heading_rate"], metrics["clips_heading_rate"], "rad/s", NEGLIGIBLE_HEADING_RATE),
                   Measure("toe skating", metrics["skating"], metrics["clips_skating"], "m/s", NEGLIGIBLE_SKATING)],
-                 metrics.get("floor_offset", 0.0), metrics.get("pelvis_offset", 0.0))
+                 metrics.get("floor_offset", 0.0), metrics.get("pelvis_offset", 0.0), concerns)
 
 
 def of_seam(visibility: float, velocity_jump_ratio: float, floor_offset: float = 0.0, pelvis_offset: float = 0.0,

@@ -24,6 +24,7 @@ from .align import CLIP_LABELS, on_skeleton, travel_root
 
 METHODS = ("AUTO",) + blend.METHODS
 LENGTHS = (0.3, 0.5, 0.7, 1.0)  # seconds tried when the length is chosen, each measured: the best is kept
+MIN_SPAN = 3  # frame steps the shortest blend takes (a chosen length is shortened to what short clips allow, never below)
 CANDIDATES_TRIED = 5  # best-ranked transition points blended and measured, at most
 GOOD_ENOUGH = 0.9  # once a point's best blend is this far inside every criterion (see criteria_ratios), no later point is tried
 SEARCH_CONTEXT_SECONDS = 10.0  # of each clip around its points that the search blends and measures (long clips are not blended whole per try)
@@ -53,6 +54,8 @@ class Transition:
     frames between A's switch frame and B's first unblended one.
     warp_span: (first, last) 0-based indices into clip's frames that the time-warped pairs play (A's switch frame to
     B's first unblended one, ``P`` frames), None without a time warp.
+    shortened: the length was chosen, and at the point kept the clips left room for none of :data:`LENGTHS`: the blend
+    is the longest that fits there (at least :data:`MIN_SPAN` frame steps).
     """
 
     clip: Clip
@@ -68,6 +71,11 @@ class Transition:
     path: np.ndarray
     blend_span: tuple = None
     warp_span: tuple = None
+    shortened: bool = False
+
+    def concerns(self) -> tuple[str, ...]:
+        """What its verdict says beyond the metrics (:func:`..measure.verdict.of_transition`'s ``concerns``): a shortened blend."""
+        return verdict.shortened_concerns(self.length if self.shortened else None, min(LENGTHS))
 
 
 def criteria_ratios(metrics: TransitionMetrics) -> np.ndarray:
@@ -125,14 +133,14 @@ def _given_point(clip_a, clip_b, at, labels):
 
 
 def _check_long_enough(clip_a, clip_b, method, length, labels):
-    """TransitionError naming (by ``labels``) the clip too short to hold a blend of ``length`` seconds (None: the shortest of
-    :data:`LENGTHS`).
+    """TransitionError naming (by ``labels``) the clip too short to hold a blend of ``length`` seconds (None: the shortest
+    blend, :data:`MIN_SPAN` frame steps).
 
     Checked before any work: B plays the whole blend, and A too in a CROSSFADE.
     """
-    seconds = min(LENGTHS) if length is None else length
+    seconds = MIN_SPAN / clip_a.fps if length is None else length
     needed = int(round(seconds * clip_a.fps)) + 1
-    what = f"a blend of {seconds:g} s" if length is not None else f"the shortest blend tried ({seconds:g} s)"
+    what = f"a blend of {seconds:g} s" if length is not None else f"the shortest blend ({MIN_SPAN} frame steps)"
     for clip, label, plays_whole_blend in ((clip_a, labels[0], method == "CROSSFADE"), (clip_b, labels[1], True)):
         if clip.num_frames < needed and plays_whole_blend:
             raise TransitionError(f"{label} has {clip.num_frames} frames, fewer than the {needed} that {what} needs at {clip_a.fps:g} fps")
@@ -159,6 +167,31 @@ def _search_root(near):
     return root, root_motion.root_tracks(near, root)
 
 
+def _fitting_lengths(lengths, chosen, clip_a, clip_b, start, methods):
+    """``(seconds, shortened)`` of the blends the 0-based point ``start`` (A's, B's index) leaves room for: every one of
+    ``lengths`` when given (a blend too long then says so itself); of a ``chosen`` length those that fit, else the longest
+    that does (at least :data:`MIN_SPAN` frame steps), shortened. B plays the whole blend, and A too in a CROSSFADE: the
+    room is the roomiest of ``methods``' (a CROSSFADE too long for A then says so itself)."""
+    if not chosen:
+        return [(seconds, False) for seconds in lengths]
+    room = clip_b.num_frames - start[1] - 1
+    if "INERTIALIZE" not in methods:
+        room = min(room, clip_a.num_frames - start[0] - 1)
+    fitting = [(seconds, False) for seconds in lengths if int(round(seconds * clip_a.fps)) <= room]
+    return fitting or ([(room / clip_a.fps, True)] if room >= MIN_SPAN else [])
+
+
+def _no_blend(failure, root, near, labels):
+    """Raise why no blend was made: clips with no travelling root (every blend met that, whatever else it met first), else
+    the last blend's error, else (no point left room for any blend) the room the shortest blend needs."""
+    if root is None:
+        travel_root(*near)
+    if failure is not None:
+        raise failure
+    raise TransitionError(f"no transition point leaves room for a blend: the shortest ({MIN_SPAN} frame steps) needs {MIN_SPAN + 1} "
+                          f"frames of {labels[1]} from the transition point on")
+
+
 def _candidate_starts(candidates, clip_a, clip_b, still_before, labels):
     """0-based (A index, B index) of the best :data:`CANDIDATES_TRIED` candidates whose blend starts at ``still_before`` or
     later; TransitionError (calling the clips ``labels``) when there is none."""
@@ -176,15 +209,13 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
                     still_before: int = 0) -> Transition:
     """Clip A handing over to clip B: the best blend found, and how it was found (see :class:`Transition`).
 
-    at: "auto" (the best :func:`.points.transition_candidates` at A's end and
-    B's start) or (frame_a, frame_b) frame numbers. method: "AUTO" (both
-    tried), "INERTIALIZE" or "CROSSFADE". length: seconds, or None to try
-    :data:`LENGTHS`. timewarp: a CROSSFADE follows the time warp of the two
-    clips over the blend. align: False blends B where it stands (placed by
-    the user). joints, weights: the pose features compared (see
-    :func:`.points.matching_features`). lock_feet: keep planted feet planted.
-    reach: seconds of A's end and B's start an automatic point is searched in.
-    still_before: A's frames before this 0-based index keep their pose (the blend and its foot lock start after it).
+    at: "auto" (the best :func:`.points.transition_candidates` at A's end and B's start) or (frame_a, frame_b) frame
+    numbers. method: "AUTO" (both tried), "INERTIALIZE" or "CROSSFADE". length: seconds, or None to try :data:`LENGTHS`
+    (shortened where short clips leave no room for them). timewarp: a CROSSFADE follows the time warp of the two clips
+    over the blend. align: False blends B where it stands (placed by the user). joints, weights: the pose features
+    compared (see :func:`.points.matching_features`). lock_feet: keep planted feet planted.
+    reach: seconds of A's end and B's start an automatic point is searched in. still_before: A's frames before this
+    0-based index keep their pose (the blend and its foot lock start after it).
     TransitionError (one line) when no blend fits the clips; its message calls them ``labels`` (A's, B's: the files or pieces they are, say).
     """
     if method not in METHODS:
@@ -215,7 +246,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     own, (root, tracks) = measure.Yardstick(*near, clip_a.bone_names), _search_root(near)  # what the parts measure on their own, once
     best, failure = None, None
     for index_a, index_b in starts:  # a few points x lengths x methods: each blend is one vectorized pass
-        for seconds in lengths:
+        for seconds, shortened in _fitting_lengths(lengths, length is None, clip_a, clip_b, (index_a, index_b), methods):
             span = int(round(seconds * clip_a.fps))
             for chosen in methods:
                 pairs = None
@@ -230,12 +261,12 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
                     continue
                 metrics = measure.transition_metrics(result, *near, yardstick=own)
                 if best is None or _rank(metrics) < best[0]:
-                    best = (_rank(metrics), metrics, result, (index_a, index_b, seconds, chosen, pairs))
+                    best = (_rank(metrics), metrics, result, (index_a, index_b, seconds, chosen, pairs, shortened))
         if best is not None and criteria_ratios(best[1]).max() <= GOOD_ENOUGH:
             break
     if best is None:
-        raise failure
-    _, metrics, result, (index_a, index_b, seconds, chosen, pairs) = best
+        _no_blend(failure, root, near, labels)
+    _, metrics, result, (index_a, index_b, seconds, chosen, pairs, shortened) = best
     if (stop_a - offset_a, stop_b - offset_b) != (clip_a.num_frames, clip_b.num_frames):  # searched on parts: make it on the whole clips
         result = blend.transition(clip_a, index_a, clip_b, index_b, seconds, chosen, pairs=pairs, lock_feet=lock_feet, align_b=align,
                                   labels=labels, still_before=still_before)
@@ -249,4 +280,5 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
         clip=result.clip, window=result.window, frame_a=index_a + number_a, frame_b=index_b + number_b, method=chosen, length=float(seconds),
         metrics=metrics, candidates=candidates, distance=_thinned(region_map),
         distance_frames=((a0 + number_a, a1 + number_a), (b0 + number_b, b1 + number_b)), blend_span=(index_a + 1, result.blend_end - 1),
-        path=None if pairs is None else pairs + np.array([number_a, number_b]), warp_span=None if pairs is None else (index_a, index_a + len(pairs) - 1))
+        path=None if pairs is None else pairs + np.array([number_a, number_b]), warp_span=None if pairs is None else (index_a, index_a + len(pairs) - 1),
+        shortened=shortened)

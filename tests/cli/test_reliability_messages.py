@@ -107,7 +107,8 @@ def test_a_blend_far_too_long_is_refused_before_any_array_of_its_length_is_made(
 
 @pytest.mark.parametrize("lengths, method, length, expected", [
     ((120, 20), "AUTO", 1.0, "clip B has 20 frames, fewer than the 31 that a blend of 1 s needs at 30 fps"),
-    ((120, 6), "AUTO", None, "clip B has 6 frames, fewer than the 10 that the shortest blend tried (0.3 s) needs at 30 fps"),
+    # A chosen length is shortened to what the clips leave room for, down to 3 frame steps.
+    ((120, 3), "AUTO", None, "clip B has 3 frames, fewer than the 4 that the shortest blend (3 frame steps) needs at 30 fps"),
     ((20, 120), "CROSSFADE", 1.0, "clip A has 20 frames, fewer than the 31 that a blend of 1 s needs at 30 fps"),
     ((6, 120), "INERTIALIZE", 0.1, "clip A has 6 frames, fewer than the 9 that the search for a transition point compares at once"),
 ])

@@ -444,7 +444,8 @@ def test_fbx_and_glb_outputs_read_back_as_the_loops_they_hold(mocap_dir, tmp_pat
     again = run_loopsmith("make-loop", tmp_path / "a", "-o", tmp_path / "b", "--include-outputs", "--quiet")
     assert again.returncode == 0, again.stdout + again.stderr
     entries = {pathlib.Path(entry["file"]).suffix: entry for entry in _entries(tmp_path / "b")}
-    assert entries[".glb"]["import"]["key_rate"] == pytest.approx(30.0)  # read at its own rate, not the scene's 24 fps
+    # Read at its own rate, not the scene's 24 fps: the walk's Frame Time of 0.0333333 s is 30.00003 fps.
+    assert entries[".glb"]["import"]["key_rate"] == pytest.approx(1 / 0.0333333, rel=1e-6)
     for entry in entries.values():
         assert entry["length"] == length and entry["grade"] == "GOOD", entry  # found as the closed loop it is
 

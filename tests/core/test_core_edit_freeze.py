@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from core import demo
-from core.motion import quat
+from core.measure.edit import edit_verdict
+from core.motion import kinematics, quat
 from core.edit import freeze
 from core.errors import ClipError, EditError
 
@@ -72,3 +73,22 @@ def test_bad_requests(walk):
         freeze.freeze(walk, _arm(walk), frames=(walk.frames[50], walk.frames[10]))
     with pytest.raises(EditError, match="at least one"):
         freeze.freeze(walk, [])
+
+
+def test_a_hold_judges_only_the_seams_it_makes(walk):
+    # Spine2 twists 0.3 rad for one frame and Chest twists back: the take shows nothing of it. Holding Spine2, as asked,
+    # leaves Chest's own twist back, a pop of the shoulders the take's channels hold and the hold did not make.
+    spine, chest = walk.bone_index("Spine2"), walk.bone_index("Chest")
+    rest_turn = kinematics.rest_relative(walk.parents, walk.rest)[chest, :3, :3]
+    twist = quat.from_axis_angle([0.0, 1.0, 0.0], 0.3)
+    back = quat.from_matrix(rest_turn.T @ quat.to_matrix(quat.inverse(twist)) @ rest_turn)
+    rotation = walk.rotation.copy()
+    rotation[60, spine] = quat.multiply(rotation[60, spine], twist)
+    rotation[60, chest] = quat.multiply(back, rotation[60, chest])
+    jittered = walk.with_channels(rotation=rotation)
+    assert np.allclose(kinematics.clip_joint_positions(jittered), kinematics.clip_joint_positions(walk), atol=1e-9)
+    whole = freeze.freeze(jittered, ["Spine2"], frame=jittered.frames[0])
+    assert whole.numbers["worst_frame"] == 0.0  # no seam; on the old code the twist back's pop, VISIBLE
+    assert edit_verdict(whole.numbers).word == "GOOD"
+    held = freeze.freeze(jittered, ["UpperLeg.L"], frames=(jittered.frames[30], jittered.frames[90]), blend=0.0, rest=True)
+    assert edit_verdict(held.numbers).word == "VISIBLE"  # a swinging thigh snapped to its rest: the seams are still judged

@@ -137,6 +137,26 @@ def test_pairs_are_found_from_the_usual_naming_schemes(names, expected):
         assert pairs[name] == partner
 
 
+def test_cmus_single_capital_sides_pair_and_a_word_starting_with_l_or_r_stays_in_the_centre():
+    names = ("Hips", "LHipJoint", "LeftUpLeg", "RHipJoint", "RightUpLeg", "LowerBack", "Spine", "LeftHand", "LThumb", "RightHand",
+             "RThumb", "LFingers", "RFingers", "Root", "RFoot", "Bip01 L Thigh", "Bip01 R Thigh", "l_ankle", "r_ankle")
+    pairs = mirror.mirror_pairs(names)
+    assert pairs["LHipJoint"] == "RHipJoint" and pairs["RThumb"] == "LThumb" and pairs["LFingers"] == "RFingers"
+    assert pairs["Bip01 L Thigh"] == "Bip01 R Thigh" and pairs["r_ankle"] == "l_ankle" and pairs["LeftUpLeg"] == "RightUpLeg"
+    for centre in ("LowerBack", "Root", "RFoot", "Spine"):  # no capital after the letter, or no other side: not a side
+        assert pairs[centre] == centre
+
+
+def test_a_cmu_skeleton_mirrors_and_unpaired_parents_are_named_with_the_fix():
+    names, parents, rest = _symmetric_rig()
+    cmu = {"Thigh.L": "LHipJoint", "Thigh.R": "RHipJoint", "Shin.L": "LeftUpLeg", "Shin.R": "RightUpLeg"}
+    clip = _animated(tuple(cmu.get(name, name) for name in names), parents, rest)
+    assert _mirror_image_error(clip, mirror.mirror(clip).clip) < 1e-9  # on the old code refused: the hip joints were centre bones
+    with pytest.raises(EditError, match=r"hang from 'LHipJoint' and 'RHipJoint', which are not left/right partners \('LHipJoint' mirrors "
+                                        r"onto 'LHipJoint'\): name the sides of the bones above them"):
+        mirror.mirror(clip, {"LeftUpLeg": "RightUpLeg"})  # the hip joints left as centre bones, as the old code took them
+
+
 def test_a_side_bone_without_its_partner_and_a_skeleton_without_pairs_are_refused():
     with pytest.raises(EditError, match="bone 'Hand.L' has no partner 'Hand.R' to mirror onto"):
         mirror.mirror_pairs(("Hips", "Arm.L", "Arm.R", "Hand.L"))

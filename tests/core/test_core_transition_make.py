@@ -146,3 +146,22 @@ def test_the_search_measures_the_clips_own_motion_once_for_all_its_blends(monkey
     assert len(tracked) <= 2  # the roots' tracks found for the search's blends at once (and for the whole clips), not per blend
     for (result, *clips), options, kept in made:
         assert kept == metrics(result, *clips[:2], made_from=options.get("made_from"))  # measured alone
+
+
+def test_a_chosen_length_is_shortened_to_what_short_clips_leave_room_for():
+    a, b = _walks()  # 30 fps: 0.3 s, the shortest length tried, is 9 frame steps
+    b = b.slice_frames(0, 26)
+    made = make.make_transition(a, b, at=(61, 20))  # B's frames 20-26 leave 6 steps: on the old code refused
+    assert made.shortened and made.length == pytest.approx(6 / 30) and made.clip.num_frames == 60 + 7
+    assert not make.make_transition(a, b, at=(61, 10)).shortened  # room for 0.3 s there: not shortened
+    with pytest.raises(TransitionError, match="ends 3 frames before the blend"):  # a length given is kept, or refused
+        make.make_transition(a, b, at=(61, 20), length=0.3)
+    with pytest.raises(TransitionError, match="no transition point leaves room for a blend: the shortest \\(3 frame steps\\) needs 4"):
+        make.make_transition(a, b, at=(61, 25))
+
+
+def test_clips_whose_root_never_moves_are_refused_for_that_not_for_a_blend_too_long():
+    a, b = _walks()
+    still = b.with_channels(location=np.zeros_like(b.location))
+    with pytest.raises(TransitionError, match="no bone's location moves"):  # on the old code: the last blend's length error
+        make.make_transition(a.with_channels(location=np.zeros_like(a.location)), still.slice_frames(0, 26), at=(61, 18))

@@ -38,7 +38,7 @@ def process(task, options, name, inputs):
             engine_output.write_scene_free(clip, targets, settings, header, entry, entry["armature"])
             entry["import_seconds"] = round(imported, 3)
         else:
-            obj, clip, settings, header = importers.armature_clip(path, options)
+            obj, clip, settings, header = importers.armature_clip(path, options, pose=True)
             imported, placement = time.perf_counter() - started, np.array(obj.matrix_world)
             targets = engine_output.targets(options, name, path, inputs)
             entry = report.convert_entry(path, obj.name, targets, clip)
@@ -66,7 +66,7 @@ def _read_back(target, settings, options, fps, entry):
     if suffix == ".amc":
         scale = settings.bvh_scale if settings.suffix == ".amc" else None
         return acclaim.read_acclaim(entry["asf_output"], target, fps, scale), np.eye(4)
-    obj, clip, _, _ = importers.armature_clip(target, options)
+    obj, clip, _, _ = importers.armature_clip(target, options, pose=True)
     return clip, np.array(obj.matrix_world)
 
 

@@ -40,7 +40,7 @@ def transition_entry(source, target, armature, outputs, made, seconds):
         "transition": {
             "from_frame": int(made.frame_a), "to_frame": int(made.frame_b), "window": [int(first), int(last)],
             "blend_span": entries.span(made.blend_span), "warp_span": entries.span(made.warp_span),
-            "method": made.method, "length_s": round(float(made.length), 3),
+            "method": made.method, "length_s": round(float(made.length), 3), "shortened": bool(made.shortened),
             "metrics": entries.metrics_json(made.metrics),
             "candidates": [{"from_frame": int(c.frame_a), "to_frame": int(c.frame_b), "cost": round(float(c.cost), 4),
                             "contact_match": bool(c.contact_match)} for c in made.candidates],
@@ -50,7 +50,7 @@ def transition_entry(source, target, armature, outputs, made, seconds):
         "figure": player.figure_json(made.clip, _marks(made),
                                      [(0, first - 1, pathlib.Path(source).name), (first, made.clip.num_frames - 1, pathlib.Path(target).name)]),
     }
-    return entries.judged(entry, verdicts.of_transition(entry["transition"]["metrics"]))
+    return entries.judged(entry, verdicts.of_transition(entry["transition"]["metrics"], made.concerns()))
 
 
 def _marks(made):
