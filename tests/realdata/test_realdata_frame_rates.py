@@ -1,5 +1,5 @@
 """The same motion at 24, 30, 60, 120 and 240 fps: Find Loop finds the same range in seconds (within a frame at each rate)
-and the same grade, and Make Loop's method (AUTO) and verdict are the same."""
+and the same grade, and Make Loop's method (AUTO), its foot lock and verdict are the same."""
 
 import numpy as np
 import pytest
@@ -19,22 +19,24 @@ def _at(clip, fps):
 
 
 def _judged(clip, start, end):
-    """(the method AUTO keeps for frames start..end, the loop's verdict)."""
+    """((the method AUTO keeps for frames start..end, whether it keeps the feet locked), the loop's verdict)."""
     made = make.make_loop(clip, start, end, stitch.StitchParameters())
-    return made.method, verdict.of_seam(made.after.visibility, made.after.velocity_jump_ratio, made.body.floor_offset,
-                                        made.body.pelvis_offset, make.concerns(made, clip), make.largest_step_ratio(made))
+    judged = verdict.of_seam(made.after.visibility, made.after.velocity_jump_ratio, made.body.floor_offset, made.body.pelvis_offset,
+                             make.concerns(made, clip), make.largest_step_ratio(made))
+    return (made.method, made.feet_locked), judged
 
 
 def _found(clip):
-    """(range in seconds from the clip's first frame, the best candidate's grade, AUTO's method, the loop's verdict)."""
+    """(range in seconds from the clip's first frame, the best candidate's grade, AUTO's method and foot lock, the loop's
+    verdict)."""
     (start, end), detection = detect.loop_range(clip)
     seconds = (np.array([start, end]) - clip.frames[0]) / clip.fps
     return seconds, detection.best.grade, *_judged(clip, start, end)
 
 
 def _same_at_every_rate(clip):
-    """Asserts the clip's range (within a frame at each rate of its range at 240 fps), grade, AUTO's method and verdict are
-    the same at every rate; the verdict at 240 fps."""
+    """Asserts the clip's range (within a frame at each rate of its range at 240 fps), grade, AUTO's method and foot lock and
+    verdict are the same at every rate; the verdict at 240 fps."""
     finest, finest_grade, finest_method, finest_verdict = _found(_at(clip, 240.0))
     for fps in RATES[:-1]:
         seconds, grade, method, judged = _found(_at(clip, fps))
