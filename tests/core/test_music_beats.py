@@ -57,7 +57,10 @@ def test_any_sample_rate_and_any_blocks_give_the_same_beats():
     samples, truth = kick_snare()
     whole = track_beats(samples, RATE)
     blocks = track_beats((samples[i: i + 9999] for i in range(0, len(samples), 9999)), RATE)
-    assert np.array_equal(whole.times, blocks.times) and np.allclose(whole.envelope, blocks.envelope)
+    # The envelope is summed in float32: blocks change the order of the sums, so its values agree to float32's rounding
+    # of the envelope's scale (1.9e-6 on an envelope peaking at 40 on an AMD EPYC), the beats exactly.
+    assert np.array_equal(whole.times, blocks.times)
+    assert np.allclose(whole.envelope, blocks.envelope, rtol=0, atol=1e-6 * whole.envelope.max())
     doubled = track_beats(np.repeat(samples, 2), 2 * RATE)  # 44.1 kHz, no resampling: the hop is set in seconds
     assert f_measure(doubled.times, truth) >= 0.95 and doubled.frame_rate == pytest.approx(whole.frame_rate, rel=0.01)
 
