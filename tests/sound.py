@@ -161,6 +161,25 @@ def syncopated(bpm=130.0, seconds=12.0, bass=0.5):
     return out, beats
 
 
+def breakbeat(bpm=135.0, seconds=20.0, seed=3):
+    """A sparse breakbeat: each bar a kick on 1 and one to three more on off-beat sixteenths, the snare on 2 and 4 with up
+    to two ghost strokes, hats on six in ten eighths; silence between the strokes (a drum-and-bass break's gaps) and a
+    weak beat (periodicity 0.31-0.59 over seeds 0-29), but the same kind of bar over and over (0.49-0.66 over a bar)."""
+    rng = np.random.default_rng(seed)
+    beats = _grid(bpm, seconds)
+    sixteenth = 15.0 / bpm
+    kicks, snares, hats = [], [], []
+    for bar in beats[::4]:
+        kicks += [bar] + [bar + step * sixteenth for step in rng.choice([2, 3, 6, 7, 10, 11, 14], rng.integers(1, 4), replace=False)]
+        snares += [bar + step * sixteenth for step in [4, 12, *rng.choice([5, 9, 13, 15], rng.integers(0, 3), replace=False)]]
+        hats += [bar + step * 2 * sixteenth for step in range(8) if rng.random() < 0.6]
+    out = np.zeros(int(seconds * RATE))
+    _place(out, [time for time in kicks if time < seconds - 0.3], _kick(), 0.8)
+    _place(out, [time for time in snares if time < seconds - 0.3], _snare(), 0.6)
+    _place(out, hats, _hat(), 0.3)
+    return out, beats
+
+
 def speech_like(seconds=20.0, seed=5):
     """Amplitude-modulated noise and voiced buzz in syllables of irregular lengths and gaps, phrases apart."""
     rng = np.random.default_rng(seed)

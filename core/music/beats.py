@@ -13,7 +13,8 @@ local score, and rounded to the sample; the grid is carried back to a beat at th
 there.
 
 Music is never refused for a weak beat (its low confidence says so); only silence, noise (no periodicity at all)
-and speech (little periodicity, and silent gaps between the sounds, which music does not have) are.
+and speech (little periodicity at the beat and over a bar, and silent gaps between the sounds) are. A sparse
+breakbeat has gaps and a weak beat too, but its pattern repeats every bar, which speech's syllables do not.
 """
 
 import os
@@ -25,13 +26,16 @@ import numpy as np
 from ..errors import NoSteadyBeat
 from .audio import wav_blocks, wav_info
 from .onset import Envelope, onset_strength
-from .tempo import MAX_BPM, MIN_BPM, Tempo, estimate_tempo
+from .tempo import MAX_BPM, MIN_BPM, Tempo, estimate_tempo, periodicity
 
 TIGHTNESS = 100.0  # weight of the log-interval deviation from the period in the transition cost
 MIN_CONFIDENCE = 0.4  # below this periodicity, audio with silent gaps is speech: synthesized speech reaches 0.31
 NOISE_CONFIDENCE = 0.12  # below this there is no beat at all: noise 0.02-0.06, read speech 0.04-0.19, real music 0.2-0.85
 GAP_DB = 30.0  # a window this far below the loud ones (their 95th percentile) is a gap between sounds
 SPEECH_GAPS = 0.05  # share of gaps between the first and last sound from which weakly periodic audio is speech, not music
+# Periodicity over two, three or four beats from which gappy, weakly periodic audio is music: a drum-and-bass loop
+# 0.44-0.46 and synthesized breakbeats 0.52-0.62 (beat 0.33-0.53), synthesized speech at most 0.24 (of 240), read speech 0.03-0.08.
+BAR_PERIODICITY = 0.35
 BAR = 4  # beats: audio shorter than one bar has no beat to track
 F_WINDOW = 0.07  # seconds: a detected beat within this of a reference beat is a hit
 BAR_OF_THREE = 0.25  # every third beat this much stronger than the rest (relative to the beats'): heard a bar of three at a time
@@ -143,14 +147,24 @@ def gap_share(loudness: np.ndarray | None) -> float:
     return float(quiet[sounding[0]: sounding[-1] + 1].mean()) if len(sounding) else 1.0
 
 
+def bar_periodicity(tempo: Tempo) -> float:
+    """The envelope's periodicity over a bar: the most of its periodicity at two, three and four beats of ``tempo``
+    (those within its tempogram's lags)."""
+    return max(periodicity(tempo.correlation, beats * tempo.period) for beats in (2, 3, 4))
+
+
 def _refuse_without_beat(envelope: Envelope, tempo: Tempo, source: object, min_confidence: float) -> None:
-    """Raise :class:`NoSteadyBeat` for noise (no periodicity) and for speech (weak periodicity and gaps)."""
+    """Raise :class:`NoSteadyBeat` for noise (no periodicity) and for speech (weak periodicity at the beat and over a
+    bar, and gaps)."""
     if tempo.confidence < NOISE_CONFIDENCE:
         raise NoSteadyBeat(source, f"periodicity {tempo.confidence:.2f} below {NOISE_CONFIDENCE:.2f}: noise or speech")
+    if tempo.confidence >= min_confidence:
+        return
     gaps = gap_share(envelope.loudness)
-    if tempo.confidence < min_confidence and gaps >= SPEECH_GAPS:
-        raise NoSteadyBeat(source, f"periodicity {tempo.confidence:.2f} below {min_confidence:.2f} and {gaps:.0%} of it "
-                                   f"silent between sounds: speech")
+    over_a_bar = bar_periodicity(tempo) if gaps >= SPEECH_GAPS else 1.0
+    if over_a_bar < BAR_PERIODICITY:
+        raise NoSteadyBeat(source, f"periodicity {tempo.confidence:.2f} below {min_confidence:.2f}, {over_a_bar:.2f} over a "
+                                   f"bar, and {gaps:.0%} of it silent between sounds: speech")
 
 
 def _refine(frames: np.ndarray, score: np.ndarray) -> np.ndarray:

@@ -13,9 +13,9 @@ import pytest
 from core.errors import AudioError, LoopsmithError, NoSteadyBeat
 from core.measure import verdict
 from core.music import f_measure, onset_strength, read_wav, track_beats, track_wav, wav_blocks
-from core.music.beats import dynamic_program
+from core.music.beats import MIN_CONFIDENCE, SPEECH_GAPS, dynamic_program, gap_share
 from core.music.tempo import estimate_tempo
-from sound import (RATE, TRACKS, click_track, clicks, clicks_between, kick_snare, loose_clicks, soft_chords, song, speech_like,
+from sound import (RATE, TRACKS, breakbeat, click_track, clicks, clicks_between, kick_snare, loose_clicks, soft_chords, song, speech_like,
                    syncopated, write_wav)
 HOUSE = pathlib.Path(__file__).resolve().parents[3] / "shared" / "music" / "house_lo.ogg"
 
@@ -144,6 +144,16 @@ def test_a_weak_beat_is_tracked_with_its_low_confidence(attack):
     samples, _ = soft_chords(bpm, attack=attack)
     beats = track_beats(samples, RATE)  # was refused: periodicity below 0.40, "noise or speech"
     assert beats.confidence < 0.55 and beats.tempo_bpm == pytest.approx(bpm, rel=0.04)
+
+
+@pytest.mark.parametrize("seed", [0, 7, 27])
+def test_a_sparse_breakbeat_is_music_not_speech(seed):
+    """Strokes with silence between them and a weak beat (periodicity 0.31-0.36 here) were refused as speech; a
+    drum-and-bass loop the same way. Its bar's pattern repeats (0.51-0.57 over a bar, speech at most 0.24)."""
+    samples, truth = breakbeat(seed=seed)
+    beats = track_beats(samples, RATE)
+    assert beats.confidence < MIN_CONFIDENCE and gap_share(onset_strength(samples, RATE).loudness) >= SPEECH_GAPS  # the case it was
+    assert beats.tempo_bpm == pytest.approx(135.0, rel=0.02) and f_measure(beats.times, truth) >= 0.95
 
 
 @pytest.mark.parametrize("bpm", [90.0, 120.0, 150.0])
@@ -276,8 +286,10 @@ def test_synthesized_song_agrees_with_librosa_and_the_truth(librosa):
     (lambda: 0.3 * np.random.default_rng(0).standard_normal(20 * RATE), "periodicity"),
     (lambda: speech_like(seed=4), "periodicity"),  # the most rhythmic of 40 generated: periodicity 0.31
     (lambda: speech_like(seed=7), "periodicity"),
+    (lambda: speech_like(seed=25), "over a bar"),  # the most periodic over a bar of 240 generated: 0.24
     (lambda: clicks(120.0, 1.7)[0], "shorter than one bar"),
-], ids=["silence", "white noise", "speech", "speech, other syllables", "shorter than a bar"])
+], ids=["silence", "white noise", "speech", "speech, other syllables", "speech, most periodic over a bar",
+                                      "shorter than a bar"])
 def test_no_steady_beat(tmp_path, make, reason):
     path = write_wav(tmp_path / "bad.wav", make())
     with pytest.raises(NoSteadyBeat, match=reason) as raised:
