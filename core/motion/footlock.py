@@ -18,6 +18,7 @@ from . import contacts, cycles, kinematics, quat, root as root_motion
 from .clip import Clip
 
 SOFT_REACH = 0.97  # share of the leg's length from which its reach saturates
+NEARLY_STRAIGHT = np.radians(2.0)  # a knee bent less than this may be read bending either way
 _ANKLE = re.compile(r"foot|ankle", re.IGNORECASE)
 _NOT_ANKLE = re.compile(r"toe|ball|heel|end", re.IGNORECASE)
 
@@ -102,14 +103,17 @@ def _ankle_corrections(raw_ankle, looped_ankle, planted, chain, tolerance, span=
 
 
 def _bending_sides(towards_hip, lower, thigh_turn):
-    """Unit directions ``(n, 3)`` the knee bends to, square to the thigh: each frame's own, turned to the side the knee
-    bends to over the frames (in the thigh's frame, ``thigh_turn (n, 3, 3)``, when given). A leg that passes through
-    straight (its bend a fraction of a degree either side) would otherwise flip the knee to the other side for a frame:
-    a jump of centimetres that reads as a pop at high frame rates, where a frame's own step is millimetres."""
+    """Unit directions ``(n, 3)`` the knee bends to, square to the thigh: each frame's own, and where the leg is
+    nearly straight (bent under :data:`NEARLY_STRAIGHT`) turned to the side the knee bends to over the frames (in the
+    thigh's frame, ``thigh_turn (n, 3, 3)``, when given). A leg that passes through straight (its bend a fraction of a
+    degree either side) would otherwise flip the knee to the other side for a frame: a jump of centimetres that reads
+    as a pop at high frame rates, where a frame's own step is millimetres. A clearly bent knee keeps its own side: a
+    transition's frames from two takes hold their thighs in frames that need not agree."""
     side = lower - np.sum(lower * towards_hip, axis=-1, keepdims=True) * towards_hip
     if thigh_turn is not None:
         local = np.einsum("tji,tj->ti", thigh_turn, side)  # the bend in the thigh's own frame, weighted by how bent
-        side = np.where(local @ local.sum(axis=0)[:, None] < 0.0, -side, side)
+        straight = np.linalg.norm(side, axis=-1) < np.sin(NEARLY_STRAIGHT) * np.linalg.norm(lower, axis=-1)
+        side = np.where((straight & (local @ local.sum(axis=0) < 0.0))[:, None], -side, side)
     return side / np.maximum(np.linalg.norm(side, axis=-1, keepdims=True), 1e-9)
 
 

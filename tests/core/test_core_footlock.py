@@ -48,6 +48,23 @@ def test_two_bone_ik_changes_nothing_without_a_correction_and_never_snaps():
     assert np.linalg.norm(reached - hip[0], axis=-1).max() < leg
 
 
+def test_a_bent_knee_keeps_its_side_whatever_frame_its_thigh_is_held_in():
+    """A transition's frames come from two takes whose thighs may be held in frames that do not agree (here the second
+    half's turned half round the thigh): each clearly bent knee keeps bending its own way, with a target a little
+    nearer the hip it bends further the same way (the knee flipped backwards on half the frames: a visible 2.59 on a
+    PyMO walk into a Xia walk)."""
+    rng = np.random.default_rng(4)
+    hip, knee, ankle = _leg(rng, 40, bend=0.12)
+    turn = np.repeat(np.eye(3)[None], 40, axis=0)
+    along_thigh = np.mean(knee - hip, axis=0) / np.linalg.norm(np.mean(knee - hip, axis=0))
+    turn[20:] = quat.to_matrix(quat.from_axis_angle(along_thigh, np.pi))  # half round the thigh
+    target = hip + 0.97 * (ankle - hip)
+    thigh, shin = footlock._solve_two_bone(hip, knee, ankle, target, turn)
+    _, new_knee = _solved_ankle(hip, knee, ankle, thigh, shin)
+    forward = np.sum((new_knee - knee) * np.array([0.0, -1.0, 0.0]), axis=-1)  # the knee moves further forward (-y)
+    assert np.all(forward > 0.0), forward
+
+
 def test_bridging_blends_between_known_values():
     values = np.zeros((10, 1))
     known = np.zeros(10, dtype=bool)
