@@ -148,13 +148,16 @@ def _solve_two_bone(hip, knee, ankle, target, thigh_turn=None):
 
 
 def lock_feet(raw: Clip, looped: Clip, travel_root: int | None = None, height_margin: float = 0.03, max_speed: float = 0.3,
-              tolerance: float = 5e-4) -> Clip:
+              tolerance: float = 5e-4, filter_span: int | None = None) -> Clip:
     """``looped`` with its legs re-solved so planted feet slide as in ``raw``.
 
     raw, looped: the loop range before and after stitching, clamp convention,
     same frames. Contacts: ankle within height_margin of its lowest and
     slower than max_speed (per second), measured on ``raw``. A leg whose
-    correction stays under ``tolerance`` is left as it is.
+    correction stays under ``tolerance`` is left as it is. filter_span: the
+    spread in frames of the correction's binomial filter (1: 1, 4, 6, 4, 1);
+    None: as wide in time as that at 30 fps, which a loop's seam needs at high
+    rates (no longer than a cycle allows).
     """
     chains = leg_chains(looped)
     if not chains or looped.num_frames < 6:
@@ -167,7 +170,7 @@ def lock_feet(raw: Clip, looped: Clip, travel_root: int | None = None, height_ma
     column = np.full(looped.num_bones, -1)  # a bone's index in the two poses
     column[evaluated] = np.arange(len(evaluated))
     chain = cycles.chain(looped, travel_root)
-    span = min(cycles.span_frames(looped.dt), max(1, int(np.sqrt(period) / 2)))  # the filter no longer than a cycle
+    span = filter_span or min(cycles.span_frames(looped.dt), max(1, int(np.sqrt(period) / 2)))  # no longer than a cycle
     rotation = None  # copied when the first leg is re-solved
     solved = set()
     for hip, knee, ankle in chains:

@@ -32,7 +32,8 @@ def _whole_take_skating(clip):
 def _every_bone_planted(result, reference, blended, still_before=0, switch=0):
     """The foot lock of :func:`..transition.blend._planted` with the whole skeleton played there and back."""
     there_and_back = np.r_[0:result.num_frames, result.num_frames - 2:-1:-1]
-    locked = footlock.lock_feet(reference.take_frames(there_and_back), result.take_frames(there_and_back))
+    locked = footlock.lock_feet(reference.take_frames(there_and_back), result.take_frames(there_and_back),
+                                filter_span=blend.LOCK_FILTER_SPAN)
     rotation = locked.rotation[:result.num_frames]
     weight = blend._faded_in(result.num_frames, still_before, switch)
     rotation = np.where((weight < 1.0)[:, None, None], quat.slerp(result.rotation, rotation, weight[:, None]), rotation)
@@ -109,7 +110,8 @@ def test_make_loop_auto_keeps_the_loop_the_whole_take_posed_at_once_keeps(mocap_
 def test_make_transition_locks_the_feet_of_the_legs_alone_as_of_the_whole_skeleton(mocap_dir, monkeypatch, names):
     clip_a, clip_b = (_clip(mocap_dir, f"dataset-1_{name}_001.bvh") for name in names)
     played, lock, found, find = [], footlock.lock_feet, [], root_motion.find_moving_root
-    monkeypatch.setattr(footlock, "lock_feet", lambda raw, looped, *more: played.append(looped.num_bones) or lock(raw, looped, *more))
+    monkeypatch.setattr(footlock, "lock_feet", lambda raw, looped, *more, **options: played.append(looped.num_bones)
+                        or lock(raw, looped, *more, **options))
     monkeypatch.setattr(root_motion, "find_moving_root", lambda clip: found.append(clip.num_frames) or find(clip))
     compared, match = [], points.matching_features
     monkeypatch.setattr(points, "matching_features", lambda *args: compared.append(args) or match(*args))
