@@ -207,7 +207,8 @@ def _skating_beyond_the_take(clip, loops, travel_root):
     seams = [contacts.seam_skating(looped, travel_root) for looped in loops]
     if max(seams) <= 1e-3:  # none slides past the least limit the take could set: its own contacts (all of it posed) need not be measured
         return [False] * len(loops)
-    beyond = [seam > SEAM_SKATING_LIMIT * contacts.median_skating(clip) + 1e-3 for seam in seams]
+    limit = SEAM_SKATING_LIMIT * contacts.median_skating(clip) + 1e-3  # once: on a long take it poses every frame's feet
+    beyond = [seam > limit for seam in seams]
     return [over and (all(beyond) or seam > verdict.SAME * min(seams)) for over, seam in zip(beyond, seams)]
 
 
