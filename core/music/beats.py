@@ -158,10 +158,10 @@ def _refuse_without_beat(envelope: Envelope, tempo: Tempo, source: object, min_c
     bar, and gaps)."""
     if tempo.confidence < NOISE_CONFIDENCE:
         raise NoSteadyBeat(source, f"periodicity {tempo.confidence:.2f} below {NOISE_CONFIDENCE:.2f}: noise or speech")
-    if tempo.confidence >= min_confidence:
-        return
     gaps = gap_share(envelope.loudness)
-    over_a_bar = bar_periodicity(tempo) if gaps >= SPEECH_GAPS else 1.0
+    if tempo.confidence >= min_confidence or gaps < SPEECH_GAPS:
+        return
+    over_a_bar = bar_periodicity(tempo)
     if over_a_bar < BAR_PERIODICITY:
         raise NoSteadyBeat(source, f"periodicity {tempo.confidence:.2f} below {min_confidence:.2f}, {over_a_bar:.2f} over a "
                                    f"bar, and {gaps:.0%} of it silent between sounds: speech")
