@@ -43,7 +43,7 @@ from ..motion import contacts, footlock, kinematics, quat, root as root_motion
 from ..motion.clip import Clip
 from ..transition.make import shows
 from .build import MotionGraph, strongly_connected
-from .synth import out_edges, render_checked, without_edges
+from .synth import clip_edge, out_edges, render_checked, without_edges
 
 HORIZON_SECONDS = 1.0  # how far ahead each edge is judged (played on in its clip past a short edge)
 HORIZON_RANGE = (0.5, 3.0)  # seconds: the search's horizon may be asked within these
@@ -379,7 +379,7 @@ class _Planner:
         _, k, route = best
         hold, node, frames = [], route[-1]["to"], 0
         while frames < STAND_SECONDS * self.fps:  # the standing clip played on from the node it is reached at
-            index = next((i for i in out[node] if graph.edges[i]["kind"] == "clip"), None)
+            index = clip_edge(graph, out, node)
             if index is None:
                 break
             hold.append(dict(graph.edges[index], index=index))
@@ -568,13 +568,13 @@ def _cut(composition, arc, length):
 
 def plan(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np.ndarray | None = None, speed: float | None = None,
          words: tuple | list = (), horizon: float = HORIZON_SECONDS, end: str = "stand",
-         aim: float = 0.0) -> tuple[MotionGraph, list[dict], Path, np.ndarray, list]:
+         aim: float = 0.0, library: _Library | None = None) -> tuple[MotionGraph, list[dict], Path, np.ndarray, list]:
     """(the graph the walk may use, the walk: :mod:`.synth`'s path of edges, those into and in a standing pose at its end
     marked ``"stand"``, the :class:`Path`, the speed asked along it ``(N,)`` m/s, the corners the clips cannot turn); see
     :func:`follow`. aim: metres past the path's end a standing end aims to stop at (its travel as rendered differs from the
-    plan's)."""
+    plan's); library: the clips' roots and tracks (:func:`_library`), when the caller has them."""
     points, speeds = check_points(points, speeds)
-    library = _library(clips)
+    library = _library(clips) if library is None else library
     allowed = allowed_clips(graph, words)
     dropped = {k for k, e in enumerate(graph.edges) if {graph.nodes[e["from"]]["clip"], graph.nodes[e["to"]]["clip"]} - allowed}
     if dropped:
@@ -596,15 +596,15 @@ def plan(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np.n
     return graph, walk, path, asked, _corners(path, asked, library, travelling)
 
 
-def _rendered(graph, clips, points, speeds, speed, words, attempts, horizon, end):
+def _rendered(graph, clips, library, points, speeds, speed, words, attempts, horizon, end):
     """((composition, path, corners, planning seconds, whether it ends standing), transitions dropped): the plan rendered whose worst junction is least
     visible, planned again without the transitions that showed (or came too soon after the one before) up to ``attempts``
     times, or until the graph left cannot carry a plan."""
-    best, dropped, library, aim, aimed, last_walk = None, 0, _library(clips), 0.0, 0, None
+    best, dropped, aim, aimed, last_walk = None, 0, 0.0, 0, None
     for _ in range(attempts):
         planned = time.perf_counter()
         try:
-            used, walk, path, asked, corners = plan(graph, clips, points, speeds, speed, words, horizon, end, aim)
+            used, walk, path, asked, corners = plan(graph, clips, points, speeds, speed, words, horizon, end, aim, library)
         except GraphError:
             if best is None:
                 raise
@@ -656,8 +656,9 @@ def follow(graph: MotionGraph, clips: list[Clip], points: np.ndarray, speeds: np
     """
     started = time.perf_counter()
     points, speeds = check_points(points, speeds)
-    (composition, path, corners, planning, stands), dropped = _rendered(graph, clips, points, speeds, speed, words, attempts, horizon, end)
     library = _library(clips)
+    (composition, path, corners, planning, stands), dropped = _rendered(graph, clips, library, points, speeds, speed, words, attempts,
+                                                                        horizon, end)
     rendered = composition.clip
     placed, turn, arc = _corrected(rendered, path, library, stands)
     placed = _replanted(rendered, placed, turn)
@@ -692,9 +693,15 @@ def _grounded(composition, clips, names):
     return dataclasses.replace(composition, numbers=dict(composition.numbers, **body))
 
 
-def _toe_skating(clip, frames=slice(None)):
+def _toes(clip):
+    """The clip's toe joints and their positions ``(F, T, 3)``."""
     toes = contacts.toe_joints(clip.bone_names)
-    positions = kinematics.clip_forward_kinematics(clip, toes)[..., :3, 3]
+    return toes, kinematics.clip_forward_kinematics(clip, toes)[..., :3, 3]
+
+
+def _toe_skating(clip, frames=slice(None), posed=None):
+    """The toes' skating (m/s) over ``frames`` of ``clip``; posed: its :func:`_toes`, when already at hand."""
+    toes, positions = posed or _toes(clip)
     return contacts.toe_skating(positions, toes, clip.dt, frames)
 
 
@@ -703,11 +710,13 @@ def _clips_skating(composition, clips, names):
     frames' in its clip; a transition's frames (its blend and the foot lock around it) play both clips it joins, at the mean of
     theirs (a walk slowing into a standing clip is not held to the standing clip's still feet)."""
     segments = composition.segments
-    own = []
-    for segment in segments:  # a few segments
+    own, posed = [], {}
+    for segment in segments:  # a few segments, often of the same clips: each clip posed once
         clip = clips[names.index(segment.name)]
         first = int(clip.frames[0])
-        own.append(_toe_skating(clip, slice(max(segment.source_first - first, 0), segment.source_last - first + 1)))
+        if segment.name not in posed:
+            posed[segment.name] = _toes(clip)
+        own.append(_toe_skating(clip, slice(max(segment.source_first - first, 0), segment.source_last - first + 1), posed[segment.name]))
     per_frame = np.zeros(composition.clip.num_frames)
     for value, segment in zip(own, segments):
         per_frame[segment.out_first:segment.out_last + 1] = value

@@ -49,7 +49,7 @@ def _frames_for(graph, seconds, what):
     return int(round(seconds * graph.settings["fps"]))
 
 
-def _clip_edge(graph, out, node):
+def clip_edge(graph, out, node):
     """The index of the clip edge out of ``node``, or None at a clip's last node."""
     return next((index for index in out[node] if graph.edges[index]["kind"] == "clip"), None)
 
@@ -60,8 +60,8 @@ def _walk_on(graph, out, node, choice, remaining, following):
     path = []
     while remaining > 0:
         edge = graph.edges[choice]
-        if edge["kind"] == "transition" and edge["frames"] > remaining and _clip_edge(graph, out, node) is not None:
-            choice = _clip_edge(graph, out, node)  # the transition would play past the end: play on in this clip instead
+        if edge["kind"] == "transition" and edge["frames"] > remaining and clip_edge(graph, out, node) is not None:
+            choice = clip_edge(graph, out, node)  # the transition would play past the end: play on in this clip instead
             continue
         if edge["kind"] == "transition" and edge["frames"] > remaining:
             # At a clip's last node near the end: a transition cut after its blend, or none, whichever ends nearer the time asked.
@@ -91,12 +91,12 @@ def random_walk(graph: MotionGraph, seconds: float, seed: int) -> list[dict]:
     """
     total = _frames_for(graph, seconds, "duration")
     out = out_edges(graph)
-    starts = [node for node in range(len(graph.nodes)) if _clip_edge(graph, out, node) is not None]
+    starts = [node for node in range(len(graph.nodes)) if clip_edge(graph, out, node) is not None]
     if not starts:
         raise GraphError("the motion graph has no clip edges to walk")
     rng = np.random.default_rng(seed)
     node = starts[int(rng.integers(len(starts)))]
-    return _walk_on(graph, out, node, _clip_edge(graph, out, node), total, lambda at: out[at][int(rng.integers(len(out[at])))])
+    return _walk_on(graph, out, node, clip_edge(graph, out, node), total, lambda at: out[at][int(rng.integers(len(out[at])))])
 
 
 def _targets(graph, target):
@@ -152,7 +152,7 @@ def _visit(graph, out, start, targets, goals, dwell, total=None):
         if last and total is not None:
             dwell = max(total - sum(edge["frames"] for edge in path), 0)
         while dwelt < dwell:
-            index = _clip_edge(graph, out, node)
+            index = clip_edge(graph, out, node)
             if index is None:
                 break
             edge = _step(graph, index, dwell - dwelt if last else None)
@@ -166,7 +166,7 @@ def _quickest_visit(graph, out, targets, goals, dwell):
     """:func:`_visit` from the first node of the first target's clip that makes the path shortest (ties: the lower clip)."""
     starts = {}
     for n, entry in enumerate(graph.nodes):
-        if entry["clip"] in goals[0] and entry["clip"] not in starts and _clip_edge(graph, out, n) is not None:
+        if entry["clip"] in goals[0] and entry["clip"] not in starts and clip_edge(graph, out, n) is not None:
             starts[entry["clip"]] = n
     if not starts:
         raise GraphError(f"no clip matching '{targets[0]}' can be played in the motion graph")
@@ -232,7 +232,7 @@ def path_via(graph: MotionGraph, targets: list[str], seconds: float | None = Non
 def _within(graph, out, goal):
     """The edge to take at a node to stay in the ``goal`` clips: on along its clip, or the quickest way into one of them."""
     def following(node):
-        index = _clip_edge(graph, out, node)
+        index = clip_edge(graph, out, node)
         if index is not None and graph.nodes[node]["clip"] in goal:
             return index
         route = _shortest(graph, out, node, goal)

@@ -85,7 +85,6 @@ class _Motion:
     """What detection needs of a clip, computed once."""
 
     def __init__(self, clip):
-        self.clip = clip
         self.dt = clip.dt
         # Single precision halves the time and memory; ample for comparing poses.
         pose = kinematics.clip_forward_kinematics(clip, dtype=np.float32)

@@ -100,15 +100,6 @@ def song_tempo(beats: np.ndarray) -> float:
     return float(60.0 / (np.mean(steady) if len(steady) else typical))
 
 
-def outside(stretch: float, max_stretch: tuple[float, float]) -> str:
-    """``stretch`` (outside ``max_stretch``) in as few significant digits (3 or more) as show it outside: 0.7996, not 0.8."""
-    for digits in range(3, 9):
-        text = f"{stretch:.{digits}g}"
-        if not max_stretch[0] <= float(text) <= max_stretch[1]:
-            return text
-    return f"{stretch:.9g}"
-
-
 def division(ratio: float) -> int:
     """Grid steps per beat a part at ``ratio`` keyposes per beat lands on: 1 at one keypose per beat or fewer, 2 at two
     per beat or two to three beats, 3 at three to two."""
