@@ -88,10 +88,8 @@ def legs(info: BvhInfo) -> list[tuple[int, int]]:
 def link_lengths(info: BvhInfo) -> np.ndarray:
     """``(J,)`` each joint's distance from its parent (file units): its OFFSET's length, or the median length of its
     position channels, which replace the OFFSET; 0 for a root."""
-    lengths = np.linalg.norm(info.offsets, axis=1)
-    for joint, layout in enumerate(layouts(info.channels)):
-        if layout.positions:
-            lengths[joint] = np.median(np.linalg.norm(info.motion[:, layout.positions], axis=1))
+    placed = info.placed_lengths
+    lengths = np.where(np.isnan(placed), np.linalg.norm(info.offsets, axis=1), placed)
     lengths[info.parents < 0] = 0.0
     return lengths
 
@@ -135,10 +133,7 @@ def _upright(info, head, found):
 
 def _rest_rows(info):
     """One motion row ``(1, C)`` of ``info``'s rest: rotations zero, positions their median."""
-    row = np.median(info.motion, axis=0, keepdims=True)
-    for layout in layouts(info.channels):
-        row[:, list(layout.rotations)] = 0.0
-    return row
+    return info.position_medians[None].copy()
 
 
 def body(info: BvhInfo) -> Body | None:

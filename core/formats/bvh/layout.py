@@ -70,6 +70,26 @@ class BvhInfo:
         """World positions ``(S, J + E, 3)`` (file units) of up to 64 evenly spaced frames: the rest pose may be degenerate."""
         return forward_kinematics(self, np.unique(np.linspace(0, self.frame_count - 1, _SAMPLES).astype(int)))
 
+    # The medians below are read by both the up-axis and the unit detection: computed once, a column or a joint at a time
+    # (a long take's whole motion is never copied or sorted down strided columns).
+    @functools.cached_property
+    def position_medians(self) -> np.ndarray:
+        """``(C,)`` each position channel's median over the frames; 0 for the rotation channels."""
+        medians = np.zeros(self.motion.shape[1])
+        for column in (column for layout in layouts(self.channels) for column in layout.positions):
+            medians[column] = np.median(self.motion[:, column])
+        return medians
+
+    @functools.cached_property
+    def placed_lengths(self) -> np.ndarray:
+        """``(J,)`` the median over the frames of each child joint's distance from its parent as its position channels
+        place it; NaN for a joint without position channels or a root."""
+        lengths = np.full(len(self.names), np.nan)
+        for joint, layout in enumerate(layouts(self.channels)):
+            if layout.positions and self.parents[joint] >= 0:
+                lengths[joint] = np.median(np.linalg.norm(self.motion[:, layout.positions], axis=1))
+        return lengths
+
 
 @dataclass(frozen=True)
 class Layout:
