@@ -7,7 +7,8 @@ own: the raw read (the floor), ``bvh.read_bvh``, ``bvh_clip.clip_from_bvh``,
 cut (the naive baseline, scaled by 10). ``end_to_end`` times the command line
 on the big file as a subprocess of this checkout's code, a short loop
 (``--range 100 171``) with Best Measured (AUTO) and with Cubic, best of
-``--repeats`` interleaved; ``--against CHECKOUT`` runs another checkout's
+``--repeats`` interleaved with the raw read of the file (the floor), and
+prints their ratios; ``--against CHECKOUT`` runs another checkout's
 code the same way in the same rounds, and its reader, converter and writer
 each right after this one's (before and after a change in one run).
 Run: ``.venv/bpy-5.0.1/bin/python bench/bench_bvh.py [--frames N] [--against DIR]``.
@@ -112,8 +113,9 @@ def _print_end_to_end(big, folder, checkouts, repeats):
         packages[name] = pathlib.Path(folder) / f"package-{name}"
         packages[name].mkdir()
         (packages[name] / "loopsmith").symlink_to(checkout, target_is_directory=True)
-    runs = {}
+    runs, floors = {}, []
     for _ in range(repeats):
+        floors.append(common.run_variant(__file__, "floor", "--path", big)["seconds"])  # the raw read of the file
         for name in checkouts:
             for method in ("AUTO", "CUBIC"):
                 run = end_to_end(big, pathlib.Path(folder) / f"out-{name}-{method}", packages[name], method)
@@ -122,11 +124,18 @@ def _print_end_to_end(big, folder, checkouts, repeats):
                 runs.setdefault((name, method), []).append(run)
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     print(f"  make-loop --range {' '.join(END_TO_END_RANGE)} --format bvh, best of {repeats} interleaved (load {load}):")
+    best = {key: min(run["seconds"] for run in done) for key, done in runs.items()}
     for (name, method), done in runs.items():
-        best = min(done, key=lambda run: run["seconds"])
         walls = " ".join(f"{run['seconds']:.1f}" for run in done)
-        print(f"    {name:8s} {method:5s} {best['seconds']:5.1f} s (runs {walls}), CPU {min(run['cpu'] for run in done):4.1f} s, "
+        print(f"    {name:8s} {method:5s} {best[name, method]:5.1f} s (runs {walls}), CPU {min(run['cpu'] for run in done):4.1f} s, "
               f"peak {max(run['peak_mb'] for run in done):5.0f} MB")
+    print(f"    the floor, reading the file's bytes: {min(floors):.2f} s")
+    for name in checkouts:
+        print(f"    {name}: Best Measured {best[name, 'AUTO'] / min(floors):.1f}x the floor; Best Measured / Cubic "
+              f"{best[name, 'AUTO'] / best[name, 'CUBIC']:.2f}x (what ranking four methods adds)")
+    if "against" in checkouts:
+        print(f"    this / against: Best Measured {best['this', 'AUTO'] / best['against', 'AUTO']:.2f}x, "
+              f"Cubic {best['this', 'CUBIC'] / best['against', 'CUBIC']:.2f}x")
 
 
 def main():
