@@ -95,7 +95,8 @@ class Yardstick:
 
 
 def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tuple | list | None = None,
-                       made_from: tuple | None = None, yardstick: Yardstick | None = None) -> TransitionMetrics:
+                       made_from: tuple | None = None, yardstick: Yardstick | None = None,
+                       result_positions: np.ndarray | None = None) -> TransitionMetrics:
     """:class:`TransitionMetrics` of a :class:`..transition.blend.TransitionResult` made from ``clip_a`` and ``clip_b``.
 
     The window is measured from one frame before its first to one after its
@@ -106,6 +107,8 @@ def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tu
     several transitions of one pair (it holds the positions).
     made_from: the two clips as given, on their own skeletons, whose floor
     and heights the result must keep (default: clip_a and clip_b).
+    result_positions: the result clip's :func:`clip_positions` ``(F, B, 3)``,
+    when already computed (see :func:`..transition.blend.joint_positions`).
     """
     clip = result.clip
     dt = clip.dt
@@ -114,7 +117,7 @@ def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tu
     measured = np.arange(first, last + 1)
 
     own = yardstick or Yardstick(clip_a, clip_b, names, positions)
-    positions = [clip_positions(clip, names)] + own.positions
+    positions = [clip_positions(clip, names) if result_positions is None else result_positions] + own.positions
     visibility = metrics.played_visibility(positions[0], dt, measured, own.reference(dt, len(measured)))
 
     axis, clips_heading_rate, clips_root_speed_jump = own.root_motion(names[result.root], dt)
