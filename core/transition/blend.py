@@ -216,12 +216,18 @@ def _planted(result, reference, blended, still_before=0, switch=0):
     weight = _faded_in(result.num_frames, still_before, switch)
     fading = weight < 1.0  # only these frames blend back towards the pose they had
     rotation[fading] = quat.slerp(result.rotation[fading], rotation[fading], weight[fading, None])
-    changed = blended | ((np.abs(rotation - result.rotation) > CHANGED).any(axis=(1, 2)) & (weight > 0.0))
+    # Only the legs turned, and every bone on the fading frames: only those are compared and, where not kept, put back.
+    moved = (np.abs(rotation[:, legs] - result.rotation[:, legs]) > CHANGED).any(axis=(1, 2))
+    moved[fading] |= (np.abs(rotation[fading] - result.rotation[fading]) > CHANGED).any(axis=(1, 2))
+    changed = blended | (moved & (weight > 0.0))
     runs = [(start, stop) for start, stop in contacts.contact_segments(changed) if blended[start:stop].any()]
     kept = np.zeros_like(changed)
     for start, stop in runs:
         kept[start:stop] = True
-    return result.with_channels(rotation=np.where(kept[:, None, None], rotation, result.rotation)), kept
+    dropped = np.ix_(np.flatnonzero(~kept), legs)
+    rotation[dropped] = result.rotation[dropped]
+    rotation[fading & ~kept] = result.rotation[fading & ~kept]
+    return result.with_channels(rotation=rotation), kept
 
 
 def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: float, method: str = "INERTIALIZE", curve: str = "smooth",
