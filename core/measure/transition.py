@@ -73,7 +73,7 @@ class Yardstick:
     def __init__(self, clip_a: Clip, clip_b: Clip, names: tuple, positions: tuple | list | None = None):
         self.clips = clip_a, clip_b
         self.positions = [clip_positions(c, names) for c in self.clips] if positions is None else list(positions)
-        self._references, self._roots = {}, {}
+        self._references, self._roots, self._skating = {}, {}, {}
 
     def reference(self, dt: float, run: int) -> np.ndarray:
         """Each joint's typical acceleration peak over ``run`` frames ``(B,)``: the larger of the clips' :func:`run_reference`, floored."""
@@ -81,6 +81,12 @@ class Yardstick:
             larger = np.maximum(run_reference(self.positions[0], dt, run), run_reference(self.positions[1], dt, run))
             self._references[dt, run] = metrics.floored(larger)
         return self._references[dt, run]
+
+    def skating(self, toes: np.ndarray, dt: float) -> float:
+        """The larger of the clips' :func:`..motion.contacts.toe_skating` of the joints ``toes``, per second."""
+        if (tuple(toes), dt) not in self._skating:
+            self._skating[tuple(toes), dt] = max(contacts.toe_skating(p, toes, dt, slice(None)) for p in self.positions)
+        return self._skating[tuple(toes), dt]
 
     def root_motion(self, root_name: str, dt: float) -> tuple[np.ndarray, float, float]:
         """(the axis the root turns about, the clips' largest heading rate, their largest root speed jump) of the bone ``root_name``."""
@@ -95,7 +101,8 @@ class Yardstick:
 
 
 def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tuple | list | None = None,
-                       made_from: tuple | None = None, yardstick: Yardstick | None = None) -> TransitionMetrics:
+                       made_from: tuple | None = None, yardstick: Yardstick | None = None,
+                       result_positions: np.ndarray | None = None) -> TransitionMetrics:
     """:class:`TransitionMetrics` of a :class:`..transition.blend.TransitionResult` made from ``clip_a`` and ``clip_b``.
 
     The window is measured from one frame before its first to one after its
@@ -106,6 +113,8 @@ def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tu
     several transitions of one pair (it holds the positions).
     made_from: the two clips as given, on their own skeletons, whose floor
     and heights the result must keep (default: clip_a and clip_b).
+    result_positions: the result clip's :func:`clip_positions` ``(F, B, 3)``,
+    when already computed (see :func:`..transition.blend.joint_positions`).
     """
     clip = result.clip
     dt = clip.dt
@@ -114,24 +123,24 @@ def transition_metrics(result: object, clip_a: Clip, clip_b: Clip, positions: tu
     measured = np.arange(first, last + 1)
 
     own = yardstick or Yardstick(clip_a, clip_b, names, positions)
-    positions = [clip_positions(clip, names)] + own.positions
+    positions = [clip_positions(clip, names) if result_positions is None else result_positions] + own.positions
     visibility = metrics.played_visibility(positions[0], dt, measured, own.reference(dt, len(measured)))
 
     axis, clips_heading_rate, clips_root_speed_jump = own.root_motion(names[result.root], dt)
-    root = root_motion.root_frames(clip, result.root)[0]
+    root = root_motion.root_frames(clip.slice_frames(first - 1, last + 2), result.root)[0]  # the measured frames and one either side
     turns = np.abs(np.diff(root_motion.heading(quat.from_matrix(root[:, :3, :3]), axis))) / dt
-    speed_jumps = np.abs(_speed_changes(root[:, :3, 3], dt))
+    speed_jumps = np.abs(_speed_changes(root[:, :3, 3], dt))[1:-1]
 
     toes = contacts.toe_joints(names, positions[0])
     body = grounding.of_clip(clip, positions[0], positions[1:] if made_from is None else made_from)
     return TransitionMetrics(
         visibility=visibility,
-        root_speed_jump=float(speed_jumps[measured].max()),
+        root_speed_jump=float(speed_jumps.max()),
         clips_root_speed_jump=clips_root_speed_jump,
-        heading_rate=float(turns[first - 1:last + 1].max()),
+        heading_rate=float(turns.max()),
         clips_heading_rate=clips_heading_rate,
         skating=contacts.toe_skating(positions[0], toes, dt, slice(first - 1, last + 2)),
-        clips_skating=max(contacts.toe_skating(p, toes, dt, slice(None)) for p in positions[1:]),
+        clips_skating=own.skating(toes, dt),
         floor_offset=body.floor_offset,
         pelvis_offset=body.pelvis_offset,
     )

@@ -40,6 +40,9 @@ def rest_relative(parents: np.ndarray, rest: np.ndarray) -> np.ndarray:
 
 #: Frames posed at once where only positions are kept (:func:`clip_joint_positions`).
 POSITION_BLOCK = 16_384
+#: Bone frames whose local bases :func:`forward_kinematics` makes at once (12 floats each): a few bones of a long take,
+#: every bone of a short one, whose cost is otherwise the number of numpy calls, not their size.
+LOCAL_BLOCK = 1 << 16
 
 
 def ancestors_and_self(parents: np.ndarray, bones: list | np.ndarray) -> list[int]:
@@ -50,6 +53,17 @@ def ancestors_and_self(parents: np.ndarray, bones: list | np.ndarray) -> list[in
             needed.add(bone)
             bone = parents[bone]
     return sorted(needed)
+
+
+def _local_bases(location, rotation, scale, bases):
+    """The top three rows ``(k, 3, 4, F)`` of bones' ``T(location) R(rotation) S(scale)`` (the last row is 0, 0, 0, 1), from
+    component-major channels ``(k, 3 or 4, F)``, written into ``bases`` (at least k rows: one buffer for every block)."""
+    bases = bases[:len(location)]
+    for i, row in enumerate(quat.matrix_entries(rotation.transpose(0, 2, 1))):
+        for j, entry in enumerate(row):
+            np.multiply(entry, scale[:, j], out=bases[:, i, j])
+    bases[:, :, 3] = location
+    return bases
 
 
 def forward_kinematics(parents: np.ndarray, rest: np.ndarray, location: np.ndarray, rotation: np.ndarray, scale: np.ndarray,
@@ -64,7 +78,9 @@ def forward_kinematics(parents: np.ndarray, rest: np.ndarray, location: np.ndarr
     The loop runs over bones; within a bone every matrix entry is a whole
     array over frames (entry-major storage), so each product is a handful of
     long vector operations rather than millions of tiny 4x4 products. The
-    result is a transposed view of that storage.
+    local bases are made for :data:`LOCAL_BLOCK` bone frames at once (every
+    bone of a short clip in one pass). The result is a transposed view of
+    that storage.
     """
     relative = rest_relative(parents, rest).astype(dtype)
     frames = np.shape(location)[0]
@@ -75,21 +91,20 @@ def forward_kinematics(parents: np.ndarray, rest: np.ndarray, location: np.ndarr
     # picked from the transposed view: one strided copy, not a gather and then a transpose).
     location, rotation, scale = (np.ascontiguousarray(np.asarray(channel).transpose(1, 2, 0)[chosen], dtype=dtype)
                                  for channel in (location, rotation, scale))
-    local = np.empty((3, 4, frames), dtype=dtype)  # the basis' top three rows; its last row is (0, 0, 0, 1)
-    for k, bone in enumerate(needed):
-        for i, row in enumerate(quat.matrix_entries(rotation[k].T)):
-            for j, entry in enumerate(row):
-                np.multiply(entry, scale[k, j], out=local[i, j])
-        local[:, 3] = location[k]
-        parent = parents[bone]
-        if parent < 0:
-            offset = np.broadcast_to(relative[bone, :3, :, None], (3, 4, frames))
-        else:
-            offset = relative[bone].T @ pose[parent, :3]  # parent @ relative, as three BLAS products
-        world = pose[bone]
-        np.einsum("ijf,jkf->ikf", offset[:, :3], local, out=world[:3])
-        world[:3, 3] += offset[:, 3]
-        world[3, 3] = 1.0
+    block = max(1, LOCAL_BLOCK // max(frames, 1))
+    buffer = np.empty((min(block, len(needed)), 3, 4, frames), dtype=dtype)
+    for first in range(0, len(needed), block):
+        bases = _local_bases(*(channel[first:first + block] for channel in (location, rotation, scale)), buffer)
+        for bone, local in zip(needed[first:first + block], bases):
+            parent = parents[bone]
+            if parent < 0:
+                offset = np.broadcast_to(relative[bone, :3, :, None], (3, 4, frames))
+            else:
+                offset = relative[bone].T @ pose[parent, :3]  # parent @ relative, as three BLAS products
+            world = pose[bone]
+            np.einsum("ijf,jkf->ikf", offset[:, :3], local, out=world[:3])
+            world[:3, 3] += offset[:, 3]
+            world[3, 3] = 1.0
     return pose.transpose(3, 0, 1, 2)
 
 

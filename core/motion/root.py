@@ -108,9 +108,13 @@ def root_frames(clip: Clip, root: int) -> tuple[np.ndarray, np.ndarray]:
     return pose[:, -1], space
 
 
-def with_root_global(clip: Clip, root: int, position: np.ndarray, rotation: np.ndarray) -> Clip:
-    """The clip with the root's channels set so its armature-space transform is (position, rotation)."""
-    _, space = root_frames(clip, root)
+def with_root_global(clip: Clip, root: int, position: np.ndarray, rotation: np.ndarray, space: np.ndarray | None = None) -> Clip:
+    """The clip with the root's channels set so its armature-space transform is (position, rotation).
+
+    space: the space the root's channels live in ``(F, 4, 4)`` (:func:`root_frames`' second), when already computed.
+    """
+    if space is None:
+        _, space = root_frames(clip, root)
     target = np.zeros(space.shape)
     target[:, :3, :3] = quat.to_matrix(rotation)
     target[:, :3, 3] = position

@@ -201,24 +201,28 @@ def check_frame(clip: Clip, frame: int, label: str) -> None:
         raise TransitionError(f"frame {frame} is not a frame index of {label} (0 to {clip.num_frames - 1})")
 
 
-def floor_frames(poses: tuple | list) -> tuple[np.ndarray, np.ndarray]:
+def floor_frames(poses: tuple | list, roots: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Horizontal positions ``(n, 2)`` and headings ``(n,)`` of roots at (clip, frame index, root bone) triples.
 
     Headings are measured on one axis of the root (see
     :func:`..motion.root.heading_axis`) chosen over all the clips' frames.
+    roots: each clip's root matrices ``(F, 4, 4)`` (:func:`..motion.root.root_frames`' first), when already computed.
     """
-    roots = [root_motion.root_frames(clip, root)[0] for clip, _, root in poses]
+    roots = [root_motion.root_frames(clip, root)[0] for clip, _, root in poses] if roots is None else roots
     rotations = [quat.from_matrix(pose[:, :3, :3]) for pose in roots]
     axis = root_motion.heading_axis(np.concatenate(rotations))
     heading = np.array([root_motion.heading(rotation, axis)[frame] for rotation, (_, frame, _) in zip(rotations, poses)])
     return np.array([pose[frame, :2, 3] for pose, (_, frame, _) in zip(roots, poses)]), heading
 
 
-def rigidly_moved(clip: Clip, root: int, motion: np.ndarray) -> Clip:
-    """``clip`` with its root moved by the rigid ``(4, 4)`` armature-space ``motion`` at every frame."""
-    global_root, _ = root_motion.root_frames(clip, root)
+def rigidly_moved(clip: Clip, root: int, motion: np.ndarray, frames: tuple | None = None) -> Clip:
+    """``clip`` with its root moved by the rigid ``(4, 4)`` armature-space ``motion`` at every frame.
+
+    frames: the root's :func:`..motion.root.root_frames` in ``clip``, when already computed.
+    """
+    global_root, space = root_motion.root_frames(clip, root) if frames is None else frames
     moved = motion @ global_root
-    return root_motion.with_root_global(clip, root, moved[:, :3, 3], quat.from_matrix(moved[:, :3, :3]))
+    return root_motion.with_root_global(clip, root, moved[:, :3, 3], quat.from_matrix(moved[:, :3, :3]), space)
 
 
 def floor_motion(turn: float, source: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -255,6 +259,8 @@ def align(clip_b: Clip, frame_b: int, clip_a: Clip, frame_a: int, root_a: int | 
         name = clip_a.bone_names[travel_root(clip_a, on_skeleton(clip_b, clip_a))]
     root_a = clip_a.bone_index(name) if root_a is None else root_a
     root_b = clip_b.bone_index(name) if root_b is None else root_b
-    position, heading = floor_frames(((clip_a, frame_a, root_a), (clip_b, frame_b, root_b)))
+    frames_b = root_motion.root_frames(clip_b, root_b)  # B's root, read for its heading and moved: posed once
+    position, heading = floor_frames(((clip_a, frame_a, root_a), (clip_b, frame_b, root_b)),
+                                     [root_motion.root_frames(clip_a, root_a)[0], frames_b[0]])
     motion = floor_motion(shortest_turn(heading[0] - heading[1]), position[1], position[0])
-    return rigidly_moved(clip_b, root_b, motion)
+    return rigidly_moved(clip_b, root_b, motion, frames_b)

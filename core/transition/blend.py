@@ -50,6 +50,9 @@ class TransitionResult:
     lock); outside it the result is A before and B, rigidly aligned, after.
     blend_end: the result index where B's frame ``end_b`` plays; from there
     on the result is B aligned. root: the travelling root's bone index.
+    b_clips: (B on A's skeleton as blended, B as aligned after the blend: the
+    same clip when B was not moved), or None where the result was cut from
+    elsewhere (see :func:`joint_positions`).
     """
 
     clip: Clip
@@ -60,6 +63,7 @@ class TransitionResult:
     end_b: int
     root: int
     method: str
+    b_clips: tuple | None = None
 
 
 def blend_weights(count: int, curve: str) -> np.ndarray:
@@ -193,6 +197,7 @@ def _faded_in(count, still_before, switch):
 def _planted(result, reference, blended, still_before=0, switch=0):
     """``result`` with the legs :func:`..motion.footlock.lock_feet` re-solved around the blend, and the frames it changed ``(F,)``.
 
+    reference: the parts, in order, of the clip whose frames the feet follow (see :func:`_joined`); only their legs are joined.
     blended: mask ``(F,)`` of the frames the blend changed. lock_feet closes
     a loop; played forward then back, the transition is a closed loop whose
     ends are untouched contacts, so only contacts that the blend moved are
@@ -204,19 +209,25 @@ def _planted(result, reference, blended, still_before=0, switch=0):
     there_and_back = np.r_[0:result.num_frames, result.num_frames - 2:-1:-1]
     # The lock reads and re-solves only the legs and the bones above them: only those are played there and back.
     legs = kinematics.ancestors_and_self(result.parents, [ankle for *_, ankle in footlock.leg_chains(result)])
-    locked = footlock.lock_feet(reference.take_bones(legs, there_and_back), result.take_bones(legs, there_and_back),
-                                filter_span=LOCK_FILTER_SPAN)
+    locked = footlock.lock_feet(_joined([part.take_bones(legs) for part in reference]).take_frames(there_and_back),
+                                result.take_bones(legs, there_and_back), filter_span=LOCK_FILTER_SPAN)
     rotation = result.rotation.copy()
     rotation[:, legs] = locked.rotation[:result.num_frames]
     weight = _faded_in(result.num_frames, still_before, switch)
     fading = weight < 1.0  # only these frames blend back towards the pose they had
     rotation[fading] = quat.slerp(result.rotation[fading], rotation[fading], weight[fading, None])
-    changed = blended | ((np.abs(rotation - result.rotation) > CHANGED).any(axis=(1, 2)) & (weight > 0.0))
+    # Only the legs turned, and every bone on the fading frames: only those are compared and, where not kept, put back.
+    moved = (np.abs(rotation[:, legs] - result.rotation[:, legs]) > CHANGED).any(axis=(1, 2))
+    moved[fading] |= (np.abs(rotation[fading] - result.rotation[fading]) > CHANGED).any(axis=(1, 2))
+    changed = blended | (moved & (weight > 0.0))
     runs = [(start, stop) for start, stop in contacts.contact_segments(changed) if blended[start:stop].any()]
     kept = np.zeros_like(changed)
     for start, stop in runs:
         kept[start:stop] = True
-    return result.with_channels(rotation=np.where(kept[:, None, None], rotation, result.rotation)), kept
+    dropped = np.ix_(np.flatnonzero(~kept), legs)
+    rotation[dropped] = result.rotation[dropped]
+    rotation[fading & ~kept] = result.rotation[fading & ~kept]
+    return result.with_channels(rotation=rotation), kept
 
 
 def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: float, method: str = "INERTIALIZE", curve: str = "smooth",
@@ -285,8 +296,34 @@ def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: f
         middle = b_placed.take_frames(near_b).with_channels(
             location=np.where(follows_a[:, None, None], clip_a.location[near_a], b_placed.location[near_b]),
             rotation=np.where(follows_a[:, None, None], clip_a.rotation[near_a], b_placed.rotation[near_b]))
-        reference = _joined([clip_a.slice_frames(0, frame_a + 1), middle, b_placed.slice_frames(last_b, b.num_frames)])
+        reference = [clip_a.slice_frames(0, frame_a + 1), middle, b_placed.slice_frames(last_b, b.num_frames)]
         result, changed = _planted(result, reference, changed, still_before, frame_a)
     window = np.flatnonzero(changed)
     return TransitionResult(result, (int(window[0]), int(window[-1])), int(frame_a), int(frame_b), int(frame_a + span),
-                            last_b, int(root), method)
+                            last_b, int(root), method, (b, b_placed))
+
+
+def joint_positions(result: TransitionResult, positions_a: np.ndarray, positions_b: np.ndarray) -> np.ndarray:
+    """Armature-space joint positions ``(F, B, 3)`` of ``result.clip``, posed only over its window.
+
+    positions_a ``(Fa, B, 3)``, positions_b ``(Fb, B, 3)``: the joints of the
+    clips it was made from, A and B on A's skeleton (``result.b_clips[0]``).
+    Before the window the result plays A's frames, after it B's as aligned:
+    the alignment moved B's root rigidly, so the joints at and below it move
+    with the change of the root's transform (as posing them would, to rounding).
+    """
+    clip, (first, last) = result.clip, result.window
+    b, placed = result.b_clips
+    start = last + 1 - result.blend_end + result.end_b  # B's frame playing just after the window
+    positions = np.empty((clip.num_frames, clip.num_bones, 3))
+    positions[:first] = positions_a[:first]
+    positions[first:last + 1] = kinematics.clip_joint_positions(clip.slice_frames(first, last + 1))
+    after = positions[last + 1:]
+    after[:] = positions_b[start:]
+    if placed is not b:
+        moved = np.flatnonzero(kinematics.descendants(clip.parents, result.root))
+        moved = slice(moved[0], moved[-1] + 1) if len(moved) == moved[-1] + 1 - moved[0] else moved  # a run of bones: no copies
+        was, now = (root_motion.root_frames(c.slice_frames(start, None), result.root)[0] for c in (b, placed))
+        change = now @ kinematics.affine_inverse(was)  # (F', 4, 4): the alignment's motion of the root, frame by frame
+        after[:, moved] = after[:, moved] @ np.swapaxes(change[:, :3, :3], -1, -2) + change[:, None, :3, 3]
+    return positions

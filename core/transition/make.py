@@ -157,6 +157,16 @@ def _context(clip, starts, span):
     return max(min(starts) - context, 0), min(max(starts) + span + context + 1, clip.num_frames)
 
 
+def _searched_parts(clip_a, clip_b, starts, longest):
+    """(offset, stop) indices of the parts of both clips a search blends (see :func:`_context`), the parts, and the
+    :class:`..measure.transition.Yardstick` of the parts and of the whole clips: the clips posed once, the parts' joints theirs."""
+    spans = [_context(clip, [start[k] for start in starts], longest) for k, clip in enumerate((clip_a, clip_b))]
+    near = tuple(clip.slice_frames(*span) for clip, span in zip((clip_a, clip_b), spans))
+    whole = measure.Yardstick(clip_a, clip_b, clip_a.bone_names)
+    own = measure.Yardstick(*near, clip_a.bone_names, [positions[slice(*span)] for positions, span in zip(whole.positions, spans)])
+    return spans, near, own, whole
+
+
 def _search_root(near):
     """The travelling root of the parts a search blends and their :func:`..motion.root.root_tracks` about it, found once for
     all its blends; (None, None) when there is none (each blend then reports what does not fit, in its own order)."""
@@ -240,10 +250,8 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
 
     lengths = LENGTHS if length is None else (length,)
     methods = blend.METHODS if method == "AUTO" else (method,)
-    longest = int(round(max(lengths) * clip_a.fps))
-    (offset_a, stop_a), (offset_b, stop_b) = (_context(clip, [start[k] for start in starts], longest) for k, clip in enumerate((clip_a, clip_b)))
-    near = clip_a.slice_frames(offset_a, stop_a), clip_b.slice_frames(offset_b, stop_b)
-    own, (root, tracks) = measure.Yardstick(*near, clip_a.bone_names), _search_root(near)  # what the parts measure on their own, once
+    ((offset_a, stop_a), (offset_b, stop_b)), near, own, whole = _searched_parts(clip_a, clip_b, starts, int(round(max(lengths) * clip_a.fps)))
+    root, tracks = _search_root(near)  # found once for all the search's blends
     best, failure = None, None
     for index_a, index_b in starts:  # a few points x lengths x methods: each blend is one vectorized pass
         for seconds, shortened in _fitting_lengths(lengths, length is None, clip_a, clip_b, (index_a, index_b), methods):
@@ -259,7 +267,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
                 except TransitionError as error:  # this length or method does not fit here: the next may
                     failure = error
                     continue
-                metrics = measure.transition_metrics(result, *near, yardstick=own)
+                metrics = measure.transition_metrics(result, *near, yardstick=own, result_positions=blend.joint_positions(result, *own.positions))
                 if best is None or _rank(metrics) < best[0]:
                     best = (_rank(metrics), metrics, result, (index_a, index_b, seconds, chosen, pairs, shortened))
         if best is not None and criteria_ratios(best[1]).max() <= GOOD_ENOUGH:
@@ -270,7 +278,8 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     if (stop_a - offset_a, stop_b - offset_b) != (clip_a.num_frames, clip_b.num_frames):  # searched on parts: make it on the whole clips
         result = blend.transition(clip_a, index_a, clip_b, index_b, seconds, chosen, pairs=pairs, lock_feet=lock_feet, align_b=align,
                                   labels=labels, still_before=still_before)
-        metrics = measure.transition_metrics(result, clip_a, clip_b, made_from=given)
+        metrics = measure.transition_metrics(result, clip_a, clip_b, made_from=given, yardstick=whole,
+                                             result_positions=blend.joint_positions(result, *whole.positions))
     else:
         body = grounding.of_clip(result.clip, None, given)
         metrics = replace(metrics, floor_offset=body.floor_offset, pelvis_offset=body.pelvis_offset)
