@@ -220,7 +220,7 @@ def _clip(info, scale, up, rest_file, order):
         rest=_turn(up) @ rest_file,
         location=location,
         rotation=rotation,
-        scale=np.ones((frames, count, 3)),
+        scale=np.broadcast_to(1.0, (frames, count, 3)),  # BVH has no scale channels: one read-only 1, never a long take's copy
         rotation_modes=modes,
         animated_location=np.repeat(moving[:, None], 3, axis=1),
         animated_rotation=turning,
