@@ -158,8 +158,10 @@ def _refuse_without_beat(envelope: Envelope, tempo: Tempo, source: object, min_c
     bar, and gaps)."""
     if tempo.confidence < NOISE_CONFIDENCE:
         raise NoSteadyBeat(source, f"periodicity {tempo.confidence:.2f} below {NOISE_CONFIDENCE:.2f}: noise or speech")
+    if tempo.confidence >= min_confidence:  # a steady beat: its gaps need not be measured
+        return
     gaps = gap_share(envelope.loudness)
-    if tempo.confidence >= min_confidence or gaps < SPEECH_GAPS:
+    if gaps < SPEECH_GAPS:
         return
     over_a_bar = bar_periodicity(tempo)
     if over_a_bar < BAR_PERIODICITY:

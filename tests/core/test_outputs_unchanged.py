@@ -12,7 +12,6 @@ import pathlib
 import sys
 
 import numpy as np
-import pytest
 
 RECORDED = pathlib.Path(__file__).with_name("unchanged_outputs.json")
 CLIPS = ("dataset-1_walk_normal_001.bvh", "dataset-1_run_normal_001.bvh", "dataset-1_walk-left_normal_001.bvh",
@@ -78,10 +77,11 @@ def _differences(recorded, computed, where=""):
     """Where ``computed`` differs from ``recorded``: a key missing or added, a text unequal, a number off by more than
     TOLERANCE (absolute, or relative to a number larger than 1)."""
     if isinstance(recorded, dict) and isinstance(computed, dict):
-        keys = set(recorded) | set(computed)
-        return [found for key in sorted(keys) for found in
-                ([f"{where}{key}: missing" if key not in computed else f"{where}{key}: new"] if key not in recorded or key not in computed
-                 else _differences(recorded[key], computed[key], f"{where}{key}."))]
+        found = [f"{where}{key}: missing" for key in sorted(recorded.keys() - computed.keys())]
+        found += [f"{where}{key}: new" for key in sorted(computed.keys() - recorded.keys())]
+        for key in sorted(recorded.keys() & computed.keys()):
+            found += _differences(recorded[key], computed[key], f"{where}{key}.")
+        return found
     if not (_numeric(recorded) and _numeric(computed)):  # names, methods
         return [] if recorded == computed else [f"{where[:-1]}: {recorded!r} -> {computed!r}"]
     wanted, got = np.asarray(recorded, dtype=float), np.asarray(computed, dtype=float)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .layout import BvhInfo, forward_kinematics, layouts
+from .layout import BvhInfo, forward_kinematics
 
 _FOOT_WORDS, _HEAD_WORDS, _LEG_WORDS = ("foot", "toe", "ankle", "paw", "hoof"), ("head",), ("leg",)
 #: Thigh and shank together, as a fraction of the stature (anthropometric tables: 0.245 + 0.246).
