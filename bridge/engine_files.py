@@ -4,7 +4,7 @@ Shared by Export for Engine and every command's ``--engine`` output.
 """
 
 from ..core.engine import root_bone
-from ..core.loop import make as loop
+from ..files.write_motion import wrap_closing_frame
 from . import action_curves, read_action, write_policy
 
 #: The share of the pelvis's travel below which a file written for an engine is said to have no root motion.
@@ -35,14 +35,3 @@ def export_range(obj, action):
     return first, last + 1 if keep else last, note
 
 
-def wrap_closing_frame(clip):
-    """``(keep, note)``: whether a WRAP loop's file keeps the closing frame of ``clip`` (the loop with it), and why.
-
-    The closing frame is left out only when every bone repeats there; a
-    travelling root's last sample is one cycle's travel, so it is kept.
-    """
-    moving = loop.non_repeating_bones(clip)
-    if not moving:
-        return False, "WRAP: every bone repeats at the closing frame, which the files leave out"
-    return True, (f"WRAP: the closing frame is kept, as '{moving[0]}'{f' and {len(moving) - 1} more' if len(moving) > 1 else ''} "
-                  "does not repeat there (a travelling root's last sample is one cycle's travel)")

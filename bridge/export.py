@@ -10,21 +10,17 @@ import os
 import pathlib
 
 import bpy
-import numpy as np
 
 from ..core.engine import profiles
-from ..core.errors import ClipError, LoopsmithError
-from ..core.formats import bvh, bvh_clip, containers
+from ..core.errors import ClipError
+from ..core.formats import bvh
 from ..core.formats.import_settings import ImportSettings
-from ..files import interrupts, outputs, progress
+from ..files import interrupts, outputs, write_motion
+from ..files.write_motion import ExportError
 from . import action_api, action_curves, read_action, root_motion, timeline
 from .importers import reason, silenced
 
 FORMATS = (".bvh", ".fbx", ".glb", ".blend")
-
-
-class ExportError(LoopsmithError):
-    """A loop that cannot be written, or a written file that is incomplete or not what was written."""
 
 
 @contextlib.contextmanager
@@ -253,85 +249,12 @@ def _depth(obj):
 
 
 def verify(path, suffix, frames=None, fps=None):
-    """Check a written file is complete and holds one loop; ExportError naming what is wrong.
-
-    frames: how many frames the loop has; when given, a BVH's motion rows and
-    the GLB animation's longest sampler must hold exactly that many (a held
-    pose's samplers two, its start and end; .blend frames are not counted). fps: the frame rate it was written at; when
-    given, a BVH's Frame Time, the GLB animation's last key time and a binary
-    FBX take's stop time must agree with it. A GLB must hold one animation
-    starting at 0 s, a binary FBX one take starting at 0 s; a .blend must be
-    readable by Blender (read as a library: the open file is kept) and hold
-    an object and an action.
-    """
-    path = pathlib.Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ExportError(f"the written {suffix} file cannot be read: {error.strerror or error}") from None
-    if not data:
-        raise ExportError(f"the written {suffix} file is empty")
-    checks = {".bvh": _bvh_problem, ".glb": _glb_output_problem, ".fbx": _fbx_output_problem,
-              ".blend": lambda data, frames, fps: containers.blend_problem(data)}
-    problem = checks[suffix](data, frames, fps)
-    if problem is None and suffix == ".blend":
-        problem = _blend_read_problem(path)
+    """:func:`..files.write_motion.verify`, a .blend also read by Blender as a library (the open file is kept): it must hold
+    an object and an action. ExportError naming what is wrong."""
+    write_motion.verify(path, suffix, frames, fps)
+    problem = _blend_read_problem(path) if suffix == ".blend" else None
     if problem:
-        raise ExportError(f"the written {suffix} file fails verification: {problem}")
-
-
-def _bvh_problem(data, frames, fps):
-    # Written rows end with a newline: a file cut inside its last number would otherwise still parse.
-    if not data.endswith(b"\n"):
-        return "it is truncated (no newline at its end)"
-    try:
-        written = bvh.parse_bvh(data.decode("utf-8"))
-    except (bvh.BvhError, UnicodeDecodeError) as error:
-        return str(error)
-    if frames is not None and written.frame_count != frames:
-        return f"it has {written.frame_count} frames, not the loop's {frames}"
-    if fps is not None and abs(written.frame_time * fps - 1.0) > 1e-5:
-        return f"its Frame Time {written.frame_time:g} s is not {fps:g} fps"
-    return None
-
-
-def _fbx_output_problem(data, frames, fps):
-    problem = containers.fbx_problem(data, written=True)
-    span = containers.fbx_take_span(data) if problem is None and data.startswith(b"Kaydara") else None
-    if span is None:
-        return problem
-    start, stop = span
-    if abs(start) > 1e-6:
-        return f"its take starts at {start:g} s, not at 0"
-    if fps is not None and frames is not None and abs(stop - (frames - 1) / fps) > 0.25 / fps:
-        return f"its take ends at {stop:g} s, not at {(frames - 1) / fps:g} s ({frames} frames at {fps:g} fps)"
-    return None
-
-
-def _glb_output_problem(data, frames, fps):
-    problem, document = containers.glb_document(data)
-    if problem:
-        return problem
-    try:
-        animations = document.get("animations", [])
-        if len(animations) != 1:
-            return f"it holds {len(animations)} animations, not one"
-        accessors = document["accessors"]
-        inputs = [accessors[sampler["input"]] for sampler in animations[0]["samplers"]]
-        longest = max(accessor["count"] for accessor in inputs)
-        start = min(accessor["min"][0] for accessor in inputs)
-        end = max(accessor["max"][0] for accessor in inputs)
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
-        return f"its glTF JSON has no complete animation ({type(error).__name__}: {error})"
-    # The exporter keeps two keys (start and end) of a channel that never changes: a held pose has no more.
-    held = frames is not None and longest == 2 < frames
-    if frames is not None and longest != frames and not held:
-        return f"its animation has {longest} frames, not the loop's {frames}"
-    if abs(start) > 1e-6:
-        return f"its animation starts at {start:g} s, not at 0"
-    if fps is not None and frames is not None and abs(end - (frames - 1) / fps) > 0.25 / fps:
-        return f"its animation ends at {end:g} s, not at {(frames - 1) / fps:g} s ({frames} frames at {fps:g} fps)"
-    return None
+        raise write_motion.failed(suffix, problem)
 
 
 def _blend_read_problem(path):
@@ -361,29 +284,9 @@ def replace_outputs(obj, targets, frame_start, frame_end, settings: ImportSettin
 
     def writer(target):
         if target.suffix == ".bvh" and same_joints and settings.reader == "numpy":
-            return _numpy_bvh_writer(_file_bvh(read_action.read_clip(obj, frame_start, frame_end, pose=True), settings, header), target)
+            return write_motion.bvh_writer(write_motion.file_bvh(read_action.read_clip(obj, frame_start, frame_end, pose=True), settings, header), target)
         return lambda path: write(obj, path, target.suffix, frame_start, frame_end, scale, bvh_source, profile, looping, root)
 
     outputs.replace_all([(target, writer(target), lambda path, suffix=target.suffix: verify(path, suffix, frames, fps)) for target in targets])
 
 
-def replace_bvh_outputs(clip, targets, settings: ImportSettings, header):
-    """:func:`replace_outputs` without a scene, for a BVH read by the numpy reader: ``clip`` (every frame) as BVH to every
-    path of ``targets``, in the input's units, axes and layout (``header``, ``settings``), verified, all or none."""
-    written = _file_bvh(clip, settings, header)
-    outputs.replace_all([(target, _numpy_bvh_writer(written, target), lambda path: verify(path, ".bvh", clip.num_frames, clip.fps))
-                         for target in targets])
-
-
-def _file_bvh(clip, settings, header):
-    """``clip`` (every frame) in the input's hierarchy, channels, axes and units: a :class:`~..core.formats.bvh.BvhInfo`; ExportError
-    when the input's channels cannot hold it (a joint without position channels that moves)."""
-    try:
-        return bvh_clip.bvh_from_clip(clip, header, settings.up_axis, settings.bvh_scale)
-    except bvh.BvhError as error:
-        raise ExportError(f"cannot be written as .bvh: {error}") from None
-
-
-def _numpy_bvh_writer(written, target):
-    """A ``write(path)`` of the BvhInfo ``written`` a piece at a time, the progress bar naming ``target``."""
-    return lambda path: bvh.write_bvh(path, written, progress.reporter(f"writing {target.name}"))

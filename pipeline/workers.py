@@ -66,20 +66,43 @@ def size(task):
     return total
 
 
+NO_BLENDER = ("needs Blender, and this Python has no bpy module: run it with the bpy module or in Blender (only a BVH read "
+              "by the numpy reader or an Acclaim AMC, written as BVH or AMC, needs neither)")
+
+
+def _failure(error):
+    """The reason a task failed with ``error``, an exception no job expects."""
+    if isinstance(error, ModuleNotFoundError) and error.name == "bpy":
+        return NO_BLENDER
+    return f"internal error, please report it: {type(error).__name__}: {error}"
+
+
+def _job(command):
+    """The command's job module, or the ModuleNotFoundError raised importing it where there is no bpy (each task fails with it)."""
+    try:
+        with interrupts.deferred():  # a signal while Blender initialises would crash it
+            return command.job()
+    except ModuleNotFoundError as error:
+        if error.name != "bpy":
+            raise
+        return error
+
+
 def process_tasks(command, options, plan, indices, done):
     """Run the command's job on the tasks ``indices`` in this process; ``done(entries, name)`` after each."""
-    with interrupts.deferred():  # a signal while Blender initialises would crash it
-        job = command.job()
+    job = _job(command)
     for index in indices:
         # Also here: a stop signal raised inside Python that Blender runs for itself (a callback) is printed and
         # swallowed by Blender, and would otherwise only be seen on an error path.
         interrupts.check()
         task = plan.tasks[index]
         try:
+            if isinstance(job, Exception):
+                raise job
             entries = job.process(task, options, plan.names[index], plan.inputs)
         except Exception as error:  # a bug must cost its file, not the run and its report (interrupts are not Exceptions)
             interrupts.check()
-            entries = [run_failure_entry(task[0], f"internal error, please report it: {type(error).__name__}: {error}", command.name)]
+            entries = [run_failure_entry(task[0], _failure(error), command.name)]
         for entry in entries:
             # A later run of another command on the same file keeps this entry; the page draws it by its command.
             entry["command"], entry["kind"] = command.name, command.kind

@@ -86,7 +86,7 @@ def test_an_asf_alone_gives_the_skeleton_at_rest(blank, cmu):
 
 
 def test_find_skeleton_follows_cmu_names_then_the_only_asf(loopsmith, tmp_path):
-    find = extension_module(loopsmith, "bridge.acclaim").find_skeleton
+    find = extension_module(loopsmith, "files.acclaim_files").find_skeleton
     for name in ("05_01.amc", "05.asf", "other.asf", "lone/x.amc", "lone/a.ASF", "two/y.amc", "two/a.asf", "two/b.asf"):
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text("")
@@ -137,7 +137,7 @@ def test_export_names_its_skeleton_as_the_command_line_does(loopsmith, blank, cm
     (tmp_path / "05.asf").write_text((cmu / "05.asf").read_text().replace("length 0.45", "length 0.5"))
     assert bpy.ops.loopsmith.export_acclaim(filepath=str(tmp_path / "05_01.amc")) == {"FINISHED"}
     assert (tmp_path / "05_01.amc").read_text().splitlines()[0] == "#!OML:ASF 05_01.asf"
-    assert loopsmith.bridge.acclaim.find_skeleton(tmp_path / "05_01.amc") == tmp_path / "05_01.asf"
+    assert extension_module(loopsmith, "files.acclaim_files").find_skeleton(tmp_path / "05_01.amc") == tmp_path / "05_01.asf"
     shutil.copy(cmu / "05.asf", tmp_path / "05.asf")
     assert bpy.ops.loopsmith.export_acclaim(filepath=str(tmp_path / "walk.amc")) == {"FINISHED"}
     assert (tmp_path / "walk.amc").read_text().splitlines()[0] == "#!OML:ASF 05.asf" and not (tmp_path / "walk.asf").exists()

@@ -9,12 +9,12 @@ import os
 import time
 from dataclasses import dataclass
 
-from ....bridge import audio, clip_io, importers, music as music_scene
+from ....bridge import audio, clip_io, music as music_scene
 from ....core.compose import sequence
 from ....core.errors import AudioError, LoopsmithError, NoSteadyBeat, SyncError
 from ....core.music import beats as beat_tracking, keyposes, perform
 from ....files import interrupts
-from ... import engine_output
+from ... import clips, engine_output, file_outputs
 from ...entries import error_entry
 from . import options as compose_options, report
 
@@ -146,9 +146,9 @@ def process(task, options, name, inputs):
     started = time.perf_counter()
     try:
         song = read_song(options)  # no steady beat: fails here, before anything is read or written
-        obj, clip, settings, header, others, other_settings = importers.several_clips(paths, options)
+        obj, clip, settings, header, others, other_settings = clips.several_clips(paths, options)
         imported = time.perf_counter() - started
-        targets = engine_output.targets(options, name, paths[0], [*inputs, *([str(song.path.resolve())] if song else [])])
+        targets = file_outputs.targets(options, name, paths[0], [*inputs, *([str(song.path.resolve())] if song else [])])
         pieces, junctions = pieces_and_junctions(paths, clip, others, options)
         composed = sequence.compose(pieces, junctions, loop=options.loop, trim=options.trim, align=options.align)
         music = None if song is None else sync_to_song(composed, song, options, f"the composition of {' + '.join(path.name for path in paths)}",
@@ -156,7 +156,7 @@ def process(task, options, name, inputs):
         clip_io.write_clip(obj, composed.clip if music is None else music.clip, name, source_action=clip_io.require_action(obj),
                            frame_range=True, cyclic=options.loop, cycles_travel=composed.travel_bone)
         entry = report.composition_entry(paths, obj.name, targets, composed, music=music)
-        entry["other_imports"] = importers.other_imports(paths[1:], other_settings)
+        entry["other_imports"] = clips.other_imports(paths[1:], other_settings)
         return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
     except LoopsmithError as error:
         interrupts.check()

@@ -1,10 +1,10 @@
-"""convert's job for one file (bpy side): read it, write it in every format asked, read each output back and measure.
+"""convert's job for one file: read it, write it in every format asked, read each output back and measure.
 
 Run by :mod:`.runner`. A BVH read by the numpy reader or an AMC written as
-BVH or AMC needs no Blender scene (:func:`...engine_output.scene_free`);
-other outputs are written from the armature built in the scene. BVH and AMC
-outputs are read back by the core, FBX, GLB and .blend ones imported into a
-fresh scene once every output is in place.
+BVH or AMC needs no Blender scene (:func:`...file_outputs.scene_free`), nor
+bpy; other outputs are written from the armature built in the scene
+(:mod:`.scene`). BVH and AMC outputs are read back by the core, FBX, GLB
+and .blend ones imported into a fresh scene once every output is in place.
 """
 
 import pathlib
@@ -12,12 +12,11 @@ import time
 
 import numpy as np
 
-from ....bridge import importers
 from ....core.errors import LoopsmithError
 from ....core.formats import acclaim, bvh, bvh_clip
 from ....core.motion import kinematics
-from ....files import interrupts
-from ... import engine_output
+from ....files import interrupts, read_motion
+from ... import file_outputs
 from ...entries import error_entry
 from . import report
 
@@ -30,19 +29,17 @@ def process(task, options, name, inputs):
     (path,) = task
     started = time.perf_counter()
     try:
-        if engine_output.scene_free(path, options):
-            clip, settings, header = importers.load_clip(path, options)
+        if file_outputs.scene_free(path, options):
+            clip, settings, header = read_motion.read_clip(path, options)
             imported, placement = time.perf_counter() - started, np.eye(4)
-            targets = engine_output.targets(options, name, path, inputs)
-            entry = report.convert_entry(path, importers.bvh_armature_name(path), targets, clip)
-            engine_output.write_scene_free(clip, targets, settings, header, entry, entry["armature"])
+            targets = file_outputs.targets(options, name, path, inputs)
+            entry = report.convert_entry(path, read_motion.bvh_armature_name(path), targets, clip)
+            file_outputs.write_scene_free(clip, targets, settings, header, entry, entry["armature"])
             entry["import_seconds"] = round(imported, 3)
         else:
-            obj, clip, settings, header = importers.armature_clip(path, options, pose=True)
-            imported, placement = time.perf_counter() - started, np.array(obj.matrix_world)
-            targets = engine_output.targets(options, name, path, inputs)
-            entry = report.convert_entry(path, obj.name, targets, clip)
-            engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
+            from . import scene  # bpy: only for a file Blender must import or write
+
+            clip, settings, placement, targets, entry = scene.convert_in_scene(path, options, name, inputs, started)
         differences = {str(target): _difference(clip, placement, target, settings, options, entry) for target in targets}
         report.judge(entry, differences)
         entry["seconds"] = round(time.perf_counter() - started, 3)
@@ -66,8 +63,9 @@ def _read_back(target, settings, options, fps, entry):
     if suffix == ".amc":
         scale = settings.bvh_scale if settings.suffix == ".amc" else None
         return acclaim.read_acclaim(entry["asf_output"], target, fps, scale), np.eye(4)
-    obj, clip, _, _ = importers.armature_clip(target, options, pose=True)
-    return clip, np.array(obj.matrix_world)
+    from . import scene  # bpy: FBX, GLB and .blend outputs are read back by Blender's importers
+
+    return scene.read_back(target, options)
 
 
 def _difference(clip, placement, target, settings, options, entry):

@@ -1,24 +1,22 @@
-"""The editing commands' job for one task (bpy side): import, one core edit, verified outputs.
+"""The editing commands' job for one task: read, one core edit, verified outputs.
 
-Run by :mod:`.runner`. For a pair (splice, blend) the second file is read
-first and kept as arrays; the first file's scene stays open, so the result
-is written onto its armature and exported.
+Run by :mod:`.runner`. A BVH read by the numpy reader or an AMC, written as
+BVH or AMC, is edited in numpy alone; any other file is imported into a
+Blender scene (:mod:`.scene`, which imports bpy only then). For a pair
+(splice, blend) the second file is read first and kept as arrays.
 """
 
 import time
 
-import bpy
-
-from ....bridge import clip_io, importers
 from ....core.edit import blend, freeze, mirror, splice, timing
 from ....core.errors import LoopsmithError
-from ....files import interrupts
-from ... import engine_output
+from ....files import interrupts, read_motion
+from ... import clips, file_outputs
 from ...entries import error_entry
 from . import report
 
 
-def _edited(options, clip, other, names):
+def edited_clip(options, clip, other, names):
     """The :class:`~..core.measure.edit.EditResult` of the command's edit of ``clip`` (and ``other``, for a pair; ``names``: the two files')."""
     edit = options.edit
     if edit == "resample":
@@ -44,23 +42,11 @@ def process(task, options, name, inputs):
     first, second = task if len(task) == 2 else (task[0], None)
     started = time.perf_counter()
     try:
-        if engine_output.scene_free(first, options):
+        if file_outputs.scene_free(first, options):
             return _edit_without_scene(first, second, options, name, inputs, started)
-        playback = other = None
-        if second is None:
-            obj, settings, header = importers.first_armature(first, options)
-            clip, playback = clip_io.read_edit_source(obj)  # a WRAP loop with its closing key
-        else:
-            obj, clip, settings, header, other, other_settings = importers.pair_clips(first, second, options)
-        imported = time.perf_counter() - started
-        targets = engine_output.targets(options, name, first, inputs)
-        edited = _edited(options, clip, other, (first.name, second.name if second else ""))
-        clip_io.write_edit(obj, edited, clip_io.require_action(obj), clip.frames[0], playback)
-        clip_io.set_scene_fps(bpy.context.scene, edited.clip.fps)  # the exporters time frames by the scene's rate
-        entry = report.edit_entry(first, second, obj.name, targets, edited, 0.0, clip)
-        if second is not None:
-            entry["other_imports"] = importers.other_imports([second], [other_settings])
-        return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
+        from . import scene  # bpy: only for a file Blender must import or write
+
+        return scene.edit_in_scene(first, second, options, name, inputs, started)
     except LoopsmithError as error:
         interrupts.check()
         entry = error_entry(first, str(error), time.perf_counter() - started)
@@ -70,17 +56,17 @@ def process(task, options, name, inputs):
 
 
 def _edit_without_scene(first, second, options, name, inputs, started):
-    """:func:`process` for a BVH read by the numpy reader and written as BVH only (:func:`.engine_output.scene_free`): the
+    """:func:`process` for a BVH read by the numpy reader or an AMC, written as BVH or AMC (:func:`...file_outputs.scene_free`): the
     edit in numpy, no armature built (a long take costs no Blender keys). Raises LoopsmithError."""
-    clip, settings, header = importers.load_clip(first, options)
-    other, other_settings = importers.other_clip_and_settings(second, options) if second is not None else (None, None)
+    clip, settings, header = read_motion.read_clip(first, options)
+    other, other_settings = clips.other_clip_and_settings(second, options) if second is not None else (None, None)
     imported = time.perf_counter() - started
-    targets = engine_output.targets(options, name, first, inputs)
-    edited = _edited(options, clip, other, (first.name, second.name if second else ""))
-    armature = importers.bvh_armature_name(first)
+    targets = file_outputs.targets(options, name, first, inputs)
+    edited = edited_clip(options, clip, other, (first.name, second.name if second else ""))
+    armature = read_motion.bvh_armature_name(first)
     entry = report.edit_entry(first, second, armature, targets, edited, 0.0, clip)
     if second is not None:
-        entry["other_imports"] = importers.other_imports([second], [other_settings])
-    engine_output.write_scene_free(edited.clip, targets, settings, header, entry, f"{armature}_{edited.edit}")
+        entry["other_imports"] = clips.other_imports([second], [other_settings])
+    file_outputs.write_scene_free(edited.clip, targets, settings, header, entry, f"{armature}_{edited.edit}")
     entry["import_seconds"], entry["seconds"] = round(imported, 3), round(time.perf_counter() - started, 3)
     return [entry]

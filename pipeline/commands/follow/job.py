@@ -12,7 +12,7 @@ from ....core.errors import LoopsmithError
 from ....core.formats import graph_json
 from ....core.graph import check_clips, follow
 from ....files import interrupts
-from ... import engine_output
+from ... import engine_output, file_outputs
 from ...entries import error_entry
 from ..synth.job import graph_clips
 from . import report
@@ -27,7 +27,7 @@ def process(task, options, name, inputs):
         obj, clip, settings, header, others = graph_clips(paths, options)
         check_clips(graph, [clip, *others])  # what the graph recorded of each clip, before anything is planned
         imported = time.perf_counter() - started
-        targets = engine_output.targets(options, name, paths[0], [*inputs, str(options.graph.resolve()), str(options.path.resolve())])
+        targets = file_outputs.targets(options, name, paths[0], [*inputs, str(options.graph.resolve()), str(options.path.resolve())])
         followed = follow.follow(graph, [clip, *others], options.points, options.speeds, options.speed, options.clips,
                                  horizon=options.horizon, end=options.end)
         clip_io.write_clip(obj, followed.composition.clip, name, source_action=clip_io.require_action(obj), frame_range=True)

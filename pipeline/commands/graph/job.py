@@ -8,11 +8,11 @@ import contextlib
 import json
 import time
 
-from ....bridge import importers
 from ....core import graph as motion_graph
 from ....core.formats import graph_json
 from ....core.errors import GraphError, LoopsmithError
 from ....files import interrupts, outputs
+from ...clips import load_clip
 from ...entries import error_entry
 from . import report
 
@@ -59,7 +59,7 @@ def _read_library(paths, options):
     for path in paths:
         started = time.perf_counter()
         try:
-            clips.append(importers.load_clip(path, options)[0])
+            clips.append(load_clip(path, options)[0])
             kept.append(path)
         except LoopsmithError as error:
             interrupts.check()

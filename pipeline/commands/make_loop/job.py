@@ -1,20 +1,22 @@
-"""The ``make-loop`` job for one file (bpy side): import, Find Loop, Make Loop, verified outputs.
+"""The ``make-loop`` job for one file: read, Find Loop, Make Loop, verified outputs.
 
-Run by :mod:`.runner` in this process or in worker processes.
+Run by :mod:`.runner` in this process or in worker processes. A BVH read
+by the numpy reader or an AMC, written as BVH or AMC, is looped in numpy
+alone; any other file is imported into a Blender scene (:mod:`.scene`,
+which imports bpy only then).
 """
 
 import time
 
-import bpy
 import numpy as np
 
-from ....bridge import clip_io, engine_files, importers
 from ....core.errors import LoopError, LoopsmithError, NoLoopFound
 from ....core.loop import detect, make as loop, stitch
 from ....core.measure import grounding
 from ....core.measure.seam import motion_share
-from ....files import interrupts
-from ... import engine_output
+from ....files import interrupts, read_motion
+from ....files.write_motion import wrap_closing_frame
+from ... import file_outputs
 from ...entries import error_entry
 from . import report
 from .options import OUTPUT_TAG
@@ -23,7 +25,7 @@ from .options import OUTPUT_TAG
 def _targets(stem, obj_name, several, options, path, inputs):
     """One output path per requested format; never any input of the run."""
     base = f"{stem}_{obj_name}" if several else stem
-    return engine_output.targets(options, f"{base}{OUTPUT_TAG}", path, inputs)
+    return file_outputs.targets(options, f"{base}{OUTPUT_TAG}", path, inputs)
 
 
 def _loop_range(clip, options):
@@ -41,7 +43,7 @@ def _loop_range(clip, options):
                         f"{missing.max_length:g} s; give --range") from None
 
 
-def _make(clip, options):
+def find_and_make(clip, options):
     """Find Loop (unless the range is given) and Make Loop on ``clip``: (result, detection, start, end, the stitch parameters
     used, how much the loop moves against the take: seam.motion_share)."""
     clip = grounding.grounded(clip) if options.ground else clip
@@ -53,37 +55,18 @@ def _make(clip, options):
     return result, detection, start, end, result.params, round(motion_share(result.clip, clip), 3)
 
 
-def _loop_armature(obj, path, options, targets, settings, header):
-    started = time.perf_counter()
-    source = clip_io.require_action(obj)
-    scene = bpy.context.scene
-    scene.render.fps = scene.render.fps or 30
-    result, detection, start, end, params, share = _make(clip_io.read_clip(obj), options)
-    written = clip_io.write_loop(obj, result, source, params, options.loop_mode)
-    source.use_fake_user = True  # a .blend output keeps the original action too
-    entry = report.loop_entry(path, obj.name, targets, result, detection, start, end, 0.0, share)
-    entry["import"] = settings.to_json()
-    if written.stitched_curves or written.stepped_curves:
-        entry["other_curves"] = {"stitched": [f"{path}[{index}]" for path, index in written.stitched_curves],
-                                 "stepped": [f"{path}[{index}]" for path, index in written.stepped_curves]}
-    # All formats or none, last: an interrupted or failed file leaves no output that its report entry does not list.
-    engine_output.write_outputs(obj, targets, settings, header, options, entry)
-    entry["seconds"] = round(time.perf_counter() - started, 3)
-    return entry
-
-
 def _loop_bvh(clip, name, path, options, targets, settings, header):
-    """:func:`_loop_armature` for a clip read by the numpy reader and written as BVH only: no Blender scene at all."""
+    """:func:`.scene.loop_armature` for a clip read in numpy and written as BVH or AMC only: no Blender scene at all."""
     started = time.perf_counter()
-    result, detection, start, end, _, share = _make(clip, options)
+    result, detection, start, end, _, share = find_and_make(clip, options)
     looped, note = result.clip, ""
     if options.loop_mode == "WRAP":
-        keep, note = engine_files.wrap_closing_frame(looped)
+        keep, note = wrap_closing_frame(looped)
         looped = looped if keep else looped.slice_frames(0, looped.num_frames - 1)
     entry = report.loop_entry(path, name, targets, result, detection, start, end, 0.0, share)
     if note:
         entry["loop_end"] = note
-    engine_output.write_scene_free(looped, targets, settings, header, entry, f"{name}_loop")
+    file_outputs.write_scene_free(looped, targets, settings, header, entry, f"{name}_loop")
     entry["seconds"] = round(time.perf_counter() - started, 3)
     return entry
 
@@ -91,18 +74,15 @@ def _loop_bvh(clip, name, path, options, targets, settings, header):
 def _loop_file(path, options, stem, inputs):
     """The entries of every armature of ``path`` and the import's seconds; raises LoopsmithError if the file cannot be read."""
     started = time.perf_counter()
-    if engine_output.scene_free(path, options):
-        clip, settings, header = importers.load_clip(path, options)
-        imported, name = time.perf_counter() - started, importers.bvh_armature_name(path)
+    if file_outputs.scene_free(path, options):
+        clip, settings, header = read_motion.read_clip(path, options)
+        imported, name = time.perf_counter() - started, read_motion.bvh_armature_name(path)
         loops = [(name, lambda targets: _loop_bvh(clip, name, path, options, targets, settings, header))]
     else:
-        settings, header = importers.load(path, options)
+        from . import scene  # bpy: only for a file Blender must import
+
+        loops = scene.armature_loops(path, options)
         imported = time.perf_counter() - started
-        names = importers.armatures_with_actions()
-        if not names:
-            raise importers.InputError("has no armature with an action")
-        loops = [(name, lambda targets, name=name: _loop_armature(bpy.data.objects[name], path, options, targets, settings, header))
-                 for name in names]
     entries = []
     for name, make in loops:
         begun = time.perf_counter()

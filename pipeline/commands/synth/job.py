@@ -16,7 +16,7 @@ from ....core.errors import GraphError, LoopsmithError
 from ....core.music import keyposes, sync as sync_module
 from ....core.music.sync import song_tempo
 from ....files import interrupts
-from ... import engine_output
+from ... import clips, engine_output, file_outputs
 from ...entries import error_entry
 from ..compose import job as compose_job
 from . import report
@@ -64,13 +64,13 @@ def motion_seconds(options, song):
 
 
 def graph_clips(paths, options):
-    """:func:`..bridge.importers.several_clips`, but a problem with the first file is named by its path too, as the others' are (the
+    """:func:`...clips.several_clips`, but a problem with the first file is named by its path too, as the others' are (the
     report entry is the graph's)."""
-    others = [importers.other_clip(path, options) for path in paths[1:]]
+    others = [clips.other_clip(path, options) for path in paths[1:]]
     try:
         return (*importers.armature_clip(paths[0], options), others)
     except LoopsmithError as error:
-        raise importers.InputError(f"{paths[0]}: {error}") from None
+        raise clips.InputError(f"{paths[0]}: {error}") from None
 
 
 def process(task, options, name, inputs):
@@ -84,7 +84,7 @@ def process(task, options, name, inputs):
         motion_graph.check_clips(graph, [clip, *others])  # what the graph recorded of each clip, before anything is rendered
         imported = time.perf_counter() - started
         song_inputs = [str(song.path.resolve())] if song else []
-        targets = engine_output.targets(options, name, paths[0], [*inputs, str(options.graph.resolve()), *song_inputs])
+        targets = file_outputs.targets(options, name, paths[0], [*inputs, str(options.graph.resolve()), *song_inputs])
         seconds = motion_seconds(options, song)
         seed, speeds = tempo_seed(graph, [clip, *others], options, song, seconds) if song and not options.via else (options.seed, {})
         composed = motion_graph.synthesize(graph, [clip, *others], seconds, seed, options.via)
