@@ -41,6 +41,8 @@ def _shared_clips():
     ("convert", CMU / "05_02.amc", "--format", "bvh", "amc"),
     ("resample", WALK, "--fps", "60"),
     ("blend", WALK, BANDAI / "dataset-1_walk_normal_002.bvh", "--weight", "0.5"),
+    ("transition", WALK, BANDAI / "dataset-1_run_normal_001.bvh"),
+    ("graph", WALK, BANDAI / "dataset-1_walk_normal_002.bvh", BANDAI / "dataset-1_run_normal_001.bvh"),
 ], ids=lambda args: " ".join(str(a) for a in args[:1] + args[2:]))
 def test_a_bvh_or_amc_job_runs_without_blender(args, tmp_path):
     status, loaded, errors = _run(*args, "-o", tmp_path)
@@ -48,7 +50,8 @@ def test_a_bvh_or_amc_job_runs_without_blender(args, tmp_path):
     report = json.loads((tmp_path / "loopsmith_report.json").read_text())
     assert [entry["verdict"] for entry in report["entries"]] != [] and all(entry["verdict"] != "FAILED" for entry in report["entries"])
     written = {path.suffix for path in tmp_path.iterdir()} - {".json", ".html", ".asf"}
-    assert written == {"." + suffix for suffix in (args[args.index("--format") + 1:] if "--format" in args else ["bvh"])}
+    expected = args[args.index("--format") + 1:] if "--format" in args else [] if args[0] == "graph" else ["bvh"]
+    assert written == {"." + suffix for suffix in expected}
 
 
 def test_without_blender_a_job_that_needs_a_scene_says_so(tmp_path):

@@ -25,7 +25,7 @@ class Convert(Command):
         return [(path,) for path in files], [stems[str(path)] for path in files]
 
     def job(self):
-        from . import job  # bpy
+        from . import job  # imports bpy only for a file that needs a Blender scene
 
         return job
 

@@ -43,6 +43,6 @@ class EditCommand(Command):
         return [(path,) for path in files], [f"{stems[str(path)]}_{self.name}" for path in files]
 
     def job(self):
-        from . import job  # bpy
+        from . import job  # imports bpy only for a file that needs a Blender scene
 
         return job

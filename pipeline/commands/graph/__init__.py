@@ -21,7 +21,7 @@ class Graph(Command):
         return [("the graph (-o)", given.graph)]
 
     def job(self):
-        from . import job  # bpy
+        from . import job  # imports bpy only for a file that needs a Blender scene
 
         return job
 

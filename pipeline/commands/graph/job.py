@@ -1,7 +1,9 @@
-"""The ``graph`` job (bpy side): read every clip once, build the motion graph, write it as verified JSON.
+"""The ``graph`` job: read every clip once, build the motion graph, write it as verified JSON.
 
 Run by :mod:`.runner` as one task over the whole library; with ``--scheduler`` the
-distance map's blocks run on the Dask cluster (:func:`.cluster.block_map`).
+distance map's blocks run on the Dask cluster (:func:`.cluster.block_map`). A
+library of BVH and AMC files is read in numpy, with no Blender; any other file
+through Blender's importers (:func:`...clips.load_clip`).
 """
 
 import contextlib

@@ -17,7 +17,7 @@ class MakeLoop(Command):
     options_module, report_module = options, report
 
     def job(self):
-        from . import job  # bpy
+        from . import job  # imports bpy only for a file that needs a Blender scene
 
         return job
 

@@ -18,7 +18,7 @@ class Transition(Command):
     options_module, report_module = options, report
 
     def job(self):
-        from . import job  # bpy
+        from . import job  # imports bpy only for a file that needs a Blender scene
 
         return job
 

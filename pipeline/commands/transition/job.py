@@ -1,16 +1,17 @@
-"""The ``transition`` job for one pair of files (bpy side): import both, make the transition, verified outputs.
+"""The ``transition`` job for one pair of files: read both, make the transition, verified outputs.
 
-Run by :mod:`.runner`. TO is read first and kept as arrays; FROM's scene
-stays open, so the result is written onto FROM's armature and exported.
+Run by :mod:`.runner`. TO is read first and kept as arrays. FROM read by
+the numpy reader (a BVH, an AMC) and written as BVH or AMC needs no Blender
+scene: the transition is written from its clip. Otherwise FROM's scene
+stays open, and the result is written onto FROM's armature and exported.
 """
 
 import time
 
-from ....bridge import clip_io
 from ....core.errors import LoopsmithError
 from ....core.transition import make
-from ....files import interrupts
-from ... import clips, engine_output, file_outputs
+from ....files import interrupts, read_motion
+from ... import clips, file_outputs
 from ...entries import error_entry
 from . import report
 
@@ -24,19 +25,30 @@ def process(task, options, name, inputs):
     source, target = task
     started = time.perf_counter()
     try:
-        obj, clip_a, settings, header, clip_b, settings_b = clips.pair_clips(source, target, options)
+        if not file_outputs.scene_free(source, options):
+            from . import scene  # bpy: only for a file Blender must import or write
+
+            return scene.transition_in_scene(source, target, options, name, inputs, started)
+        clip_b, settings_b = clips.other_clip_and_settings(target, options)
+        clip_a, settings, header = read_motion.read_clip(source, options)
         imported = time.perf_counter() - started
         targets = file_outputs.targets(options, name, source, inputs)
-        # The core calls the clips A and B; here they are the files the user named.
-        labels = (f"FROM ({source.name})", f"TO ({target.name})")
-        made = make.make_transition(clip_a, clip_b, options.at, options.method, options.length, options.timewarp, options.align,
-                                    options.joints, labels=labels)
-        clip_io.write_clip(obj, made.clip, name, source_action=clip_io.require_action(obj), frame_range=True)
-        entry = report.transition_entry(source, target, obj.name, targets, made, 0.0)
+        made = made_transition(source, target, clip_a, clip_b, options)
+        entry = report.transition_entry(source, target, read_motion.bvh_armature_name(source), targets, made, 0.0)
         entry["other_imports"] = clips.other_imports([target], [settings_b])
-        return engine_output.finish(obj, targets, settings, header, options, entry, imported, started)
+        file_outputs.write_scene_free(made.clip, targets, settings, header, entry, name)
+        entry["import_seconds"], entry["seconds"] = round(imported, 3), round(time.perf_counter() - started, 3)
+        return [entry]
     except LoopsmithError as error:
         interrupts.check()
         entry = error_entry(source, str(error), time.perf_counter() - started)
         entry["to"] = str(target)
         return [entry]
+
+
+def made_transition(source, target, clip_a, clip_b, options):
+    """:func:`...core.transition.make.make_transition` of the clips of ``source`` (A) and ``target`` (B) as the options ask."""
+    # The core calls the clips A and B; here they are the files the user named.
+    labels = (f"FROM ({source.name})", f"TO ({target.name})")
+    return make.make_transition(clip_a, clip_b, options.at, options.method, options.length, options.timewarp, options.align,
+                                options.joints, labels=labels)
