@@ -4,7 +4,10 @@ Two 10,000-frame actions of a 60-bone armature (location + quaternion + scale
 keyed on every frame, the root travelling; the target is the source's motion
 a hundred seconds later), blended with every choice left automatic. The floor
 is raw bulk I/O of the same curves: ``foreach_get`` of both actions, then
-``add`` + ``foreach_set`` + ``update`` of an action as long as both. The ratios are
+``add`` + ``foreach_set`` + ``update`` of an action as long as both. The button
+is also held against the same floor run as an undoable operator through
+``bpy.ops`` (what every button pays besides its work: the view-layer updates
+``bpy.ops`` runs around it, the undo push), as bench_operator holds Make Loop. The ratios are
 of the best of three runs of each, interleaved in one process; each variant's
 peak memory is read from one run in a process of its own.
 Run: ``.venv/bpy-5.0.1/bin/python bench/bench_transition_blender.py``.
@@ -61,6 +64,24 @@ def floor(ext, obj):
     ext.bridge.action_api.assign_action(obj, sink.action, sink.slot)
 
 
+def floor_operator(ext, obj):
+    """The floor as an undoable button: :func:`floor` in an operator run through bpy.ops."""
+    import bpy
+
+    if not hasattr(bpy.types, "BENCH_OT_transition_floor"):
+        class BENCH_OT_transition_floor(bpy.types.Operator):
+            bl_idname = "bench.transition_floor"
+            bl_label = "Read both, write one"
+            bl_options = {"REGISTER", "UNDO"}
+
+            def execute(self, context):
+                floor(ext, context.active_object)
+                return {"FINISHED"}
+
+        bpy.utils.register_class(BENCH_OT_transition_floor)
+    bpy.ops.bench.transition_floor()
+
+
 def job(ext, obj):
     """Read both actions, make the transition, write it: the operator's calls without its undo step."""
     import bpy
@@ -92,7 +113,7 @@ def core_only(ext, obj):
     return best
 
 
-VARIANTS = {"floor": floor, "job": job, "operator": operator}
+VARIANTS = {"floor": floor, "job": job, "operator": operator, "floor_operator": floor_operator}
 
 
 def _reset(ext, obj):
@@ -137,6 +158,8 @@ def main():
     print(f"  job / floor: {best['job'] / best['floor']:.2f}x (target <= 1.5x); the undoable operator (bpy.ops, picture, list): "
           f"{best['operator']:.2f} s / {o['peak_mb']:.0f} MB, {best['operator'] / best['floor']:.2f}x the floor (target <= 1.5x); best of 3 interleaved in one "
           f"process (peak memory: each variant once in its own)")
+    print(f"  the operator against the floor as an undoable operator ({best['floor_operator']:.2f} s, through bpy.ops): "
+          f"{best['operator'] / best['floor_operator']:.2f}x (CPU {best['operator cpu'] / best['floor_operator cpu']:.2f}x)")
     print(f"  the same runs in CPU seconds (Blender's and numpy's other threads included): job {best['job cpu'] / best['floor cpu']:.2f}x, "
           f"operator {best['operator cpu'] / best['floor cpu']:.2f}x the floor's {best['floor cpu']:.2f} s (load "
           f"{', '.join(f'{value:.1f}' for value in os.getloadavg())})")

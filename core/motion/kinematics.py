@@ -20,14 +20,22 @@ def affine_inverse(m: np.ndarray) -> np.ndarray:
     """
     m = np.asarray(m, dtype=float)
     rows = m[..., :3, :3]
-    cofactors = np.stack([np.cross(rows[..., 1, :], rows[..., 2, :]), np.cross(rows[..., 2, :], rows[..., 0, :]),
-                          np.cross(rows[..., 0, :], rows[..., 1, :])], axis=-1)
+    cofactors = np.stack([_cross(rows[..., 1, :], rows[..., 2, :]), _cross(rows[..., 2, :], rows[..., 0, :]),
+                          _cross(rows[..., 0, :], rows[..., 1, :])], axis=-1)
     determinant = np.einsum("...i,...i->...", rows[..., 0, :], cofactors[..., :, 0])
     inverse = np.zeros_like(m)
     inverse[..., :3, :3] = cofactors / determinant[..., None, None]
     inverse[..., :3, 3] = -np.einsum("...ij,...j->...i", inverse[..., :3, :3], m[..., :3, 3])
     inverse[..., 3, 3] = 1.0
     return inverse
+
+
+def _cross(a, b):
+    """Cross products of vectors ``(..., 3)``: numpy's arithmetic, term for term, without np.cross's axis handling, which
+    costs several times the products on the few bones of a rest pose (forward kinematics inverts one per call)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def rest_relative(parents: np.ndarray, rest: np.ndarray) -> np.ndarray:
