@@ -7,7 +7,7 @@ from ..files.read_motion import InputError
 
 
 def load_clip(path, options):
-    """The clip of ``path``'s first armature with an action, for a job that needs no scene: ``(clip, settings, header)``.
+    """The clip of ``path``'s first armature with an action, for a job that needs the clip only: ``(clip, settings, header)``.
 
     A BVH read by the numpy reader or an AMC is read without Blender (:func:`..files.read_motion.read_clip`); other
     files are imported into a fresh scene (:func:`..bridge.importers.armature_clip`).
@@ -21,12 +21,12 @@ def load_clip(path, options):
 
 
 def several_clips(paths, options):
-    """Read every file of ``paths`` after the first (each kept as its clip, :func:`load_clip`), then import the first (left open in the scene, to
-    write onto and export).
+    """Read every file of ``paths`` after the first (each kept as its clip, :func:`load_clip`), then import the first
+    (left open in the scene, to write onto and export).
 
-    Returns :func:`..bridge.importers.armature_clip` of the first file plus the list of the
-    others' clips and the list of their import settings (their units, for
-    the report). A problem with a later file is raised as an InputError
+    Returns :func:`..bridge.importers.armature_clip` of the first file plus
+    the list of the others' clips and the list of their import settings
+    (their units, for the report). A problem with a later file is raised as an InputError
     that starts with its path: the run's report entry is the first file's.
     """
     from ..bridge import importers  # bpy: the first file is opened in the scene
@@ -51,7 +51,8 @@ def other_clip_and_settings(path, options):
 
 
 def pair_clips(first, second, options):
-    """:func:`several_clips` of two files: :func:`..bridge.importers.armature_clip` of ``first`` plus ``second``'s clip and import settings."""
+    """:func:`several_clips` of two files: :func:`..bridge.importers.armature_clip` of ``first`` plus ``second``'s clip
+    and import settings."""
     *opened, (other,), (settings,) = several_clips([first, second], options)
     return (*opened, other, settings)
 

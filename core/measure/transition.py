@@ -47,9 +47,29 @@ def run_reference(positions: np.ndarray, dt: float, run: int) -> np.ndarray:
     positions ``(F, B, 3)``: for every run of ``run`` consecutive frames, the
     largest acceleration of each joint in it; the 95th percentile over runs.
     """
-    inner = np.arange(1, len(positions) - 1)
-    peaks = np.lib.stride_tricks.sliding_window_view(kinematics.accelerations(positions, dt, inner), min(run, len(inner)), axis=0).max(axis=-1)
-    return np.percentile(peaks, 95, axis=0)
+    return acceleration_peaks(inner_accelerations(positions, dt), run)
+
+
+def inner_accelerations(positions: np.ndarray, dt: float) -> np.ndarray:
+    """Acceleration magnitudes ``(F - 2, B)`` per second squared of positions ``(F, B, 3)`` at every frame but the two ends."""
+    return kinematics.accelerations(positions, dt, np.arange(1, len(positions) - 1))
+
+
+def acceleration_peaks(accelerations: np.ndarray, run: int) -> np.ndarray:
+    """:func:`run_reference` from a clip's :func:`inner_accelerations` ``(F - 2, B)``: the 95th percentile over runs of
+    ``run`` frames of each joint's largest acceleration in the run ``(B,)``."""
+    return np.percentile(_running_max(accelerations, min(run, len(accelerations))), 95, axis=0)
+
+
+def _running_max(values: np.ndarray, size: int) -> np.ndarray:
+    """``y[k] = max(values[k:k + size])`` along axis 0, ``(len(values) - size + 1, ...)``: maxima over spans that double,
+    log2(size) passes (a window of every ``size`` values would take ``size``)."""
+    span = 1
+    while 2 * span <= size:
+        values = np.maximum(values[:-span], values[span:])  # each entry: the largest of 2 span values from it on
+        span *= 2
+    rest = size - span
+    return np.maximum(values[:len(values) - rest], values[rest:]) if rest else values
 
 
 def _speed_changes(position, dt):
@@ -73,12 +93,14 @@ class Yardstick:
     def __init__(self, clip_a: Clip, clip_b: Clip, names: tuple, positions: tuple | list | None = None):
         self.clips = clip_a, clip_b
         self.positions = [clip_positions(c, names) for c in self.clips] if positions is None else list(positions)
-        self._references, self._roots, self._skating = {}, {}, {}
+        self._references, self._roots, self._skating, self._accelerations = {}, {}, {}, {}
 
     def reference(self, dt: float, run: int) -> np.ndarray:
         """Each joint's typical acceleration peak over ``run`` frames ``(B,)``: the larger of the clips' :func:`run_reference`, floored."""
         if (dt, run) not in self._references:
-            larger = np.maximum(run_reference(self.positions[0], dt, run), run_reference(self.positions[1], dt, run))
+            if dt not in self._accelerations:  # the same for every run length
+                self._accelerations[dt] = [inner_accelerations(positions, dt) for positions in self.positions]
+            larger = np.maximum(*(acceleration_peaks(accelerations, run) for accelerations in self._accelerations[dt]))
             self._references[dt, run] = metrics.floored(larger)
         return self._references[dt, run]
 

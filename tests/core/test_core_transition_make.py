@@ -137,14 +137,17 @@ def test_the_search_measures_the_clips_own_motion_once_for_all_its_blends(monkey
     measuring it alone gives (to rounding: the result's joints after the blend are carried by B's alignment, not posed again)."""
     a, b = _walks()
     made, runs = [], []
-    metrics, reference = measure.transition_metrics, measure.run_reference
+    metrics, peaks, inner = measure.transition_metrics, measure.acceleration_peaks, measure.inner_accelerations
     monkeypatch.setattr(measure, "transition_metrics", lambda *args, **options: made.append((args, options, metrics(*args, **options))) or made[-1][2])
-    monkeypatch.setattr(measure, "run_reference", lambda positions, dt, run: runs.append(run) or reference(positions, dt, run))
+    monkeypatch.setattr(measure, "acceleration_peaks", lambda accelerations, run: runs.append(run) or peaks(accelerations, run))
+    accelerated = []
+    monkeypatch.setattr(measure, "inner_accelerations", lambda positions, dt: accelerated.append(dt) or inner(positions, dt))
     tracked, tracks = [], root_motion.root_tracks
     monkeypatch.setattr(root_motion, "root_tracks", lambda *args: tracked.append(args) or tracks(*args))
     monkeypatch.setattr(make, "GOOD_ENOUGH", -1.0)  # every candidate point tried
     make.make_transition(a, b)
-    assert len(made) >= 3 and len(runs) < 2 * len(made)  # two clips' yardsticks per blend before
+    assert len(made) >= 3 and 0 < len(runs) < 2 * len(made)  # two clips' yardsticks per blend before
+    assert len(accelerated) == 2  # each clip's accelerations once, for every run length
     assert len(tracked) <= 2  # the roots' tracks found for the search's blends at once (and for the whole clips), not per blend
     for (result, *clips), options, kept in made:
         alone = metrics(result, *clips[:2], made_from=options.get("made_from"))

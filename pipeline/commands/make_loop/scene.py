@@ -24,7 +24,8 @@ def armature_loops(path, options):
 
 
 def loop_armature(obj, path, options, targets, settings, header):
-    """Loop the armature ``obj`` of ``path`` in the scene (a new action; the original kept) and write ``targets``; its report entry."""
+    """Loop the armature ``obj`` of ``path`` in the scene (a new action; the original kept) and write ``targets``: its
+    report entry."""
     started = time.perf_counter()
     source = clip_io.require_action(obj)
     scene = bpy.context.scene
