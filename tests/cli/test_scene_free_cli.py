@@ -73,3 +73,24 @@ def test_with_blender_there_only_a_job_that_needs_a_scene_loads_it(needs_scene, 
 
 def _importable(module):
     return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+@pytest.mark.blender
+def test_a_transition_without_a_scene_writes_what_the_scene_writes(tmp_path):
+    """The same transition, its report entry the same but for timings, and its BVH within the float32 rounding of the
+    action's keys the scene path writes from (1e-4 of a centimetre or a degree)."""
+    pytest.importorskip("bpy")
+    from core.formats import bvh
+
+    other = BANDAI / "dataset-1_run_normal_001.bvh"
+    runs = {}
+    for name, formats in (("free", ["bvh"]), ("scene", ["bvh", "glb"])):
+        status, loaded, errors = _run("transition", WALK, other, "--format", *formats, "-o", tmp_path / name)
+        assert status == 0 and loaded == (name == "scene"), errors
+        entry = json.loads((tmp_path / name / "loopsmith_report.json").read_text())["entries"][0]
+        runs[name] = entry, bvh.read_bvh(tmp_path / name / f"{WALK.stem}_to_{other.stem}.bvh")
+    (free, free_bvh), (scene, scene_bvh) = runs["free"], runs["scene"]
+    # Not compared: timings, the outputs each run lists, the figure the page plays (the scene's from float32 keys).
+    differ = {"seconds", "import_seconds", "run", "figure", "outputs"}
+    assert {key: value for key, value in free.items() if key not in differ} == {key: value for key, value in scene.items() if key not in differ}
+    assert free_bvh.motion.shape == scene_bvh.motion.shape and abs(free_bvh.motion - scene_bvh.motion).max() < 1e-3
