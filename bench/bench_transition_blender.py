@@ -158,7 +158,8 @@ def main():
     print(f"  job / floor: {best['job'] / best['floor']:.2f}x (target <= 1.5x); the undoable operator (bpy.ops, picture, list): "
           f"{best['operator']:.2f} s / {o['peak_mb']:.0f} MB, {best['operator'] / best['floor']:.2f}x the floor (target <= 1.5x); best of 3 interleaved in one "
           f"process (peak memory: each variant once in its own)")
-    print(f"  the operator against the floor as an undoable operator ({best['floor_operator']:.2f} s, through bpy.ops): "
+    print(f"  the operator against the floor as an undoable operator ({best['floor_operator']:.2f} s / "
+          f"{results['floor_operator']['peak_mb']:.0f} MB, through bpy.ops): "
           f"{best['operator'] / best['floor_operator']:.2f}x (CPU {best['operator cpu'] / best['floor_operator cpu']:.2f}x)")
     print(f"  the same runs in CPU seconds (Blender's and numpy's other threads included): job {best['job cpu'] / best['floor cpu']:.2f}x, "
           f"operator {best['operator cpu'] / best['floor cpu']:.2f}x the floor's {best['floor cpu']:.2f} s (load "

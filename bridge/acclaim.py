@@ -17,20 +17,15 @@ import numpy as np
 
 from ..core.errors import AcclaimError
 from ..core.formats import acclaim
-from ..core.formats.bvh import MAX_NAME_BYTES
 from ..files import outputs
 from ..files.acclaim_files import read_files, regular_file, rest_motion, skeleton_beside
+from ..files.read_motion import armature_name
 from . import armature, read_action, timeline
 
 #: Custom properties of an armature imported from an ASF: the ASF's text, its file name, the metres per file unit used.
 ASF_TEXT, ASF_NAME, ASF_SCALE = "loopsmith_asf", "loopsmith_asf_name", "loopsmith_asf_scale"
 _NEEDS_ASF = "export needs an armature imported from an ASF"
 _SAME_REST = 1e-4  # metres (and matrix entries) within which an armature's rest is its ASF's, bar single precision
-
-
-def _name(path):
-    """The armature's and action's name: the file's stem, cut to what a Blender name holds."""
-    return path.stem.encode("utf-8")[:MAX_NAME_BYTES].decode("utf-8", "ignore")
 
 
 def import_acclaim(amc_path, asf_path=None, fps=acclaim.DEFAULT_FPS, scale=None, context=None, progress=None):
@@ -48,7 +43,7 @@ def import_acclaim(amc_path, asf_path=None, fps=acclaim.DEFAULT_FPS, scale=None,
     context = context or bpy.context
     skeleton, text, clip, lengths, connected = read_files(amc_path, asf_path, fps, scale, progress)
     asf_name = pathlib.Path(skeleton.path).name
-    name = _name(pathlib.Path(amc_path) if amc_path is not None else pathlib.Path(skeleton.path))
+    name = armature_name(pathlib.Path(amc_path) if amc_path is not None else pathlib.Path(skeleton.path))
     kept = {ASF_TEXT: text, ASF_NAME: asf_name, ASF_SCALE: skeleton.metres_per_unit if scale is None else float(scale)}
     obj = _build(context, clip, name, lengths, connected, amc_path is not None, kept)
     if amc_path is not None:

@@ -2,7 +2,8 @@
 
 bpy side. Blender's importers turn bad values into plausible ones (a NaN
 rotation becomes zero, a short row is padded) or take minutes to fail on a
-corrupt file; the checks here name the file's problem first.
+corrupt file; the checks here, and the BVH and AMC reading and checks of
+:mod:`..files.read_motion` they build on, name the file's problem first.
 """
 
 import contextlib
@@ -18,7 +19,7 @@ from ..core.formats import bvh, bvh_clip, containers
 from ..core.formats.import_settings import ImportSettings
 from ..files import interrupts, progress
 from ..files.inputs import INPUT_SUFFIXES, is_acclaim
-from ..files.read_motion import (InputError, acclaim_bvh_header, acclaim_skeleton, bvh_armature_name, hierarchy_only,
+from ..files.read_motion import (InputError, acclaim_bvh_header, acclaim_skeleton, armature_name, hierarchy_only,
                                  read_bvh_header, require_regular_file, with_asf)
 from . import acclaim as acclaim_scene, action_curves, armature, read_action, timeline
 
@@ -124,7 +125,7 @@ def _build_bvh_scene(path, header, settings):
     timeline.set_scene_fps(scene, 1.0 / header.frame_time)  # as the importer's update_scene_fps
     scene.frame_end = max(scene.frame_end, 1 + header.frame_count)  # and update_scene_duration
     clip, lengths, connected = bvh_clip.armature_from_bvh(header, settings.bvh_scale, settings.up_axis)
-    armature.animated_armature(bpy.context, clip, bvh_armature_name(path), lengths, connected)
+    armature.animated_armature(bpy.context, clip, armature_name(path), lengths, connected)
 
 
 def armatures_with_actions():

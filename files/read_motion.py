@@ -2,7 +2,7 @@
 ASF, each checked first so that a problem is named before anything repairs it.
 
 Shared by Blender's import (:mod:`..bridge.importers`, which builds the scene from these clips) and the command line's
-jobs that need no scene. Every problem is an :class:`InputError` of one line.
+jobs that need no scene. Every problem is one line: an :class:`InputError`, or the AcclaimError of an AMC's folder that cannot be listed.
 """
 
 import dataclasses
@@ -151,8 +151,9 @@ def clip_of_bvh(info, settings: ImportSettings):
     return bvh_clip.clip_from_bvh(info, settings.bvh_scale, settings.up_axis)
 
 
-def bvh_armature_name(path):
-    """The name Blender's importer gives a BVH's armature and action: the file's stem, cut to what a name holds."""
+def armature_name(path):
+    """The name Blender's importers give a file's armature and action: the file's stem, cut to
+    :data:`..core.formats.bvh.MAX_NAME_BYTES` bytes of UTF-8 (what a bone name holds), no character split."""
     return path.stem.encode("utf-8")[:bvh.MAX_NAME_BYTES].decode("utf-8", "ignore")
 
 

@@ -1,9 +1,22 @@
 """A job's clips read from its files: in numpy where the file allows (a BVH read by the numpy reader, an Acclaim AMC), with
 no Blender at all; any other file imported by Blender (:mod:`..bridge.importers`, imported only then)."""
 
+import importlib
+
 from ..core.errors import LoopsmithError
-from ..files import read_motion
+from ..files import interrupts, read_motion
 from ..files.read_motion import InputError
+
+
+def blender_side(module: str, package: str):
+    """The module ``module`` (relative to ``package``, as ``from . import``), which imports bpy, imported with interrupts
+    deferred: a signal while Blender initialises would crash it. A job imports its scene side only for a file that needs it."""
+    with interrupts.deferred():
+        return importlib.import_module(module, package)
+
+
+def _importers():
+    return blender_side("..bridge.importers", __package__)
 
 
 def load_clip(path, options):
@@ -14,9 +27,7 @@ def load_clip(path, options):
     """
     if read_motion.read_in_numpy(path, options):
         return read_motion.read_clip(path, options)
-    from ..bridge import importers  # bpy: only for a file Blender must import
-
-    _, clip, settings, header = importers.armature_clip(path, options)
+    _, clip, settings, header = _importers().armature_clip(path, options)  # only for a file Blender must import
     return clip, settings, header
 
 
@@ -29,10 +40,8 @@ def several_clips(paths, options):
     (their units, for the report). A problem with a later file is raised as an InputError
     that starts with its path: the run's report entry is the first file's.
     """
-    from ..bridge import importers  # bpy: the first file is opened in the scene
-
     others = [other_clip_and_settings(path, options) for path in paths[1:]]
-    return (*importers.armature_clip(paths[0], options), [clip for clip, _ in others], [settings for _, settings in others])
+    return (*_importers().armature_clip(paths[0], options), [clip for clip, _ in others], [settings for _, settings in others])
 
 
 def other_clip(path, options):

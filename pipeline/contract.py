@@ -2,8 +2,8 @@
 the report page rely on.
 
 A command lives in its own folder under ``commands/``: its options (no
-Blender), its job (bpy side, imported only where files are processed, so
-``--jobs N`` starts its workers at once) and its report (the entry its job
+Blender), its job (imported only where files are processed, so ``--jobs N``
+starts its workers at once; Blender only where a file needs a scene) and its report (the entry its job
 makes, the entry's row in the summaries and its section of the page). The
 registry, ``commands/__init__.py``, lists them.
 """
@@ -87,7 +87,7 @@ class Command:
         return []
 
     def job(self) -> types.ModuleType:
-        """The command's job, bpy side, imported only where files are processed: its ``process(task, options, name,
+        """The command's job, imported only where files are processed (Blender only where a file needs a scene): its ``process(task, options, name,
         inputs)`` returns the report entries of one task (``name``: its output name; ``inputs``: real paths of every
         input of the run, which no output may replace)."""
         raise NotImplementedError

@@ -1,4 +1,4 @@
-"""Every job's last step (bpy side): root motion and the engine's conventions, a WRAP loop's closing frame, verified outputs.
+"""A scene job's last step (bpy side): root motion and the engine's conventions, a WRAP loop's closing frame, verified outputs.
 
 The job has written its result as the armature's active action, frame range
 set. Here ``--root-motion`` moves the travel onto a root bone (the action

@@ -41,8 +41,9 @@ def scene_free(path, options):
 
 
 def write_scene_free(clip, targets, settings, header, entry, action):
-    """:func:`.engine_output.write_outputs` for a :func:`scene_free` job: ``clip`` (every frame) as the BVH and AMC ``targets``; ``entry``
-    gets the import's ``settings`` and ``action``, the name the scene's path would give the result's action."""
+    """:func:`.engine_output.write_outputs` for a :func:`scene_free` job: ``clip`` (every frame) as the BVH and AMC
+    ``targets``; ``entry`` gets the import's ``settings`` and ``action``, the name the scene's path gives the result's
+    action (which Blender 4.2 and 4.5 cut to 63 bytes; 5.0 keeps it whole)."""
     entry["import"], entry["action"] = settings.to_json(), action
     amc, others = acclaim_targets(targets)
     with acclaim_outputs(clip, amc, settings, entry):

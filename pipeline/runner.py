@@ -3,7 +3,7 @@
 A command keeps the contract of :class:`.contract.Command`: its options
 (``add_arguments``, ``check``), its ``plan(files, options) -> (tasks,
 names)`` (tuples of input paths: one file for make-loop, a pair for
-transition; each task's output name) and its ``job()``, the bpy-side module
+transition; each task's output name) and its ``job()``, the module
 whose ``process(task, options, name, inputs)`` returns the report entries of
 one task. This module needs no Blender: the job is imported only where files
 are processed, so ``--jobs N`` starts its workers at once. With ``--scheduler

@@ -1,7 +1,7 @@
 """Worker processes and the plan they share: the job file a worker runs, how it runs it, and how its entries come back.
 
-Plain Python; the command's bpy-side job module is imported only where
-tasks run (:func:`process_tasks`). A worker is a fresh ``python -m
+Plain Python; the command's job module is imported only where tasks run
+(:func:`process_tasks`), and Blender only where a task needs a scene. A worker is a fresh ``python -m
 loopsmith`` (or ``blender -b -c loopsmith``) process given a job file
 through :data:`WORKER_JOB`: local ``--jobs`` workers (:mod:`.runner`) and
 Dask tasks (:mod:`.cluster`) start it the same way.
@@ -66,8 +66,7 @@ def size(task):
     return total
 
 
-NO_BLENDER = ("needs Blender, and this Python has no bpy module: run it with the bpy module or in Blender (only a BVH read "
-              "by the numpy reader or an Acclaim AMC, written as BVH or AMC, needs neither)")
+NO_BLENDER = "needs Blender, and this Python has no bpy module: run it with the bpy module or in Blender"
 
 
 def _failure(error):

@@ -11,6 +11,8 @@ The server reads one JSON request a line on stdin and answers one JSON line on s
 """
 
 import atexit
+import importlib
+import importlib.util
 import json
 import os
 import pathlib
@@ -62,7 +64,9 @@ def _serve():
             bpy = None
     if bpy is not None:
         for command in commands.COMMANDS.values():
-            command.job()  # every job's imports, once
+            job = command.job()  # every job's imports, once, and its Blender side (imported by a job only when a file needs it)
+            if importlib.util.find_spec(f"{job.__package__}.scene") is not None:
+                importlib.import_module(f"{job.__package__}.scene")
     try:
         for line in sys.stdin:
             request = json.loads(line)

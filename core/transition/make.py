@@ -136,8 +136,10 @@ def _check_long_enough(clip_a, clip_b, method, length, labels):
     """TransitionError naming (by ``labels``) the clip too short to hold a blend of ``length`` seconds (None: the shortest
     blend, :data:`MIN_SPAN` frame steps).
 
-    Checked before any work: B plays the whole blend, and A too in a CROSSFADE.
+    Checked before any work: B plays the whole blend, and A too in a CROSSFADE; A leads into it with two frames at least.
     """
+    if clip_a.num_frames < 2:
+        raise TransitionError(f"{labels[0]} has {clip_a.num_frames} frame, fewer than the 2 a transition out of it needs")
     seconds = MIN_SPAN / clip_a.fps if length is None else length
     needed = int(round(seconds * clip_a.fps)) + 1
     what = f"a blend of {seconds:g} s" if length is not None else f"the shortest blend ({MIN_SPAN} frame steps)"

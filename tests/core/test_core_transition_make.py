@@ -171,3 +171,9 @@ def test_clips_whose_root_never_moves_are_refused_for_that_not_for_a_blend_too_l
     still = b.with_channels(location=np.zeros_like(b.location))
     with pytest.raises(TransitionError, match="no bone's location moves"):  # on the old code: the last blend's length error
         make.make_transition(a.with_channels(location=np.zeros_like(a.location)), still.slice_frames(0, 26), at=(61, 18))
+
+
+def test_a_one_frame_clip_to_leave_is_refused_in_one_line():
+    a, b = _walks()
+    with pytest.raises(TransitionError, match=r"^FROM \(a\.bvh\) has 1 frame, fewer than the 2 a transition out of it needs$"):
+        make.make_transition(a.slice_frames(0, 1), b, labels=("FROM (a.bvh)", "TO (b.bvh)"))

@@ -16,7 +16,7 @@ from ....core.errors import LoopsmithError
 from ....core.formats import acclaim, bvh, bvh_clip
 from ....core.motion import kinematics
 from ....files import interrupts, read_motion
-from ... import file_outputs
+from ... import clips, file_outputs
 from ...entries import error_entry
 from . import report
 
@@ -33,12 +33,11 @@ def process(task, options, name, inputs):
             clip, settings, header = read_motion.read_clip(path, options)
             imported, placement = time.perf_counter() - started, np.eye(4)
             targets = file_outputs.targets(options, name, path, inputs)
-            entry = report.convert_entry(path, read_motion.bvh_armature_name(path), targets, clip)
+            entry = report.convert_entry(path, read_motion.armature_name(path), targets, clip)
             file_outputs.write_scene_free(clip, targets, settings, header, entry, entry["armature"])
             entry["import_seconds"] = round(imported, 3)
         else:
-            from . import scene  # bpy: only for a file Blender must import or write
-
+            scene = clips.blender_side(".scene", __package__)  # only for a file Blender must import or write
             clip, settings, placement, targets, entry = scene.convert_in_scene(path, options, name, inputs, started)
         differences = {str(target): _difference(clip, placement, target, settings, options, entry) for target in targets}
         report.judge(entry, differences)
@@ -63,9 +62,7 @@ def _read_back(target, settings, options, fps, entry):
     if suffix == ".amc":
         scale = settings.bvh_scale if settings.suffix == ".amc" else None
         return acclaim.read_acclaim(entry["asf_output"], target, fps, scale), np.eye(4)
-    from . import scene  # bpy: FBX, GLB and .blend outputs are read back by Blender's importers
-
-    return scene.read_back(target, options)
+    return clips.blender_side(".scene", __package__).read_back(target, options)  # FBX, GLB, .blend: by Blender's importers
 
 
 def _difference(clip, placement, target, settings, options, entry):

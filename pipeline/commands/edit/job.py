@@ -44,8 +44,7 @@ def process(task, options, name, inputs):
     try:
         if file_outputs.scene_free(first, options):
             return _edit_without_scene(first, second, options, name, inputs, started)
-        from . import scene  # bpy: only for a file Blender must import or write
-
+        scene = clips.blender_side(".scene", __package__)  # only for a file Blender must import or write
         return scene.edit_in_scene(first, second, options, name, inputs, started)
     except LoopsmithError as error:
         interrupts.check()
@@ -63,7 +62,7 @@ def _edit_without_scene(first, second, options, name, inputs, started):
     imported = time.perf_counter() - started
     targets = file_outputs.targets(options, name, first, inputs)
     edited = edited_clip(options, clip, other, (first.name, second.name if second else ""))
-    armature = read_motion.bvh_armature_name(first)
+    armature = read_motion.armature_name(first)
     entry = report.edit_entry(first, second, armature, targets, edited, 0.0, clip)
     if second is not None:
         entry["other_imports"] = clips.other_imports([second], [other_settings])

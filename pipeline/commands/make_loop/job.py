@@ -16,7 +16,7 @@ from ....core.measure import grounding
 from ....core.measure.seam import motion_share
 from ....files import interrupts, read_motion
 from ....files.write_motion import wrap_closing_frame
-from ... import file_outputs
+from ... import clips, file_outputs
 from ...entries import error_entry
 from . import report
 from .options import OUTPUT_TAG
@@ -55,7 +55,7 @@ def find_and_make(clip, options):
     return result, detection, start, end, result.params, round(motion_share(result.clip, clip), 3)
 
 
-def _loop_bvh(clip, name, path, options, targets, settings, header):
+def _loop_in_numpy(clip, name, path, options, targets, settings, header):
     """:func:`.scene.loop_armature` for a clip read in numpy and written as BVH or AMC only: no Blender scene at all."""
     started = time.perf_counter()
     result, detection, start, end, _, share = find_and_make(clip, options)
@@ -76,12 +76,10 @@ def _loop_file(path, options, stem, inputs):
     started = time.perf_counter()
     if file_outputs.scene_free(path, options):
         clip, settings, header = read_motion.read_clip(path, options)
-        imported, name = time.perf_counter() - started, read_motion.bvh_armature_name(path)
-        loops = [(name, lambda targets: _loop_bvh(clip, name, path, options, targets, settings, header))]
+        imported, name = time.perf_counter() - started, read_motion.armature_name(path)
+        loops = [(name, lambda targets: _loop_in_numpy(clip, name, path, options, targets, settings, header))]
     else:
-        from . import scene  # bpy: only for a file Blender must import
-
-        loops = scene.armature_loops(path, options)
+        loops = clips.blender_side(".scene", __package__).armature_loops(path, options)
         imported = time.perf_counter() - started
     entries = []
     for name, make in loops:

@@ -16,7 +16,9 @@ from ....core.errors import GraphError, LoopsmithError
 from ....core.music import keyposes, sync as sync_module
 from ....core.music.sync import song_tempo
 from ....files import interrupts
-from ... import clips, engine_output, file_outputs
+from ....files.read_motion import InputError
+from ... import engine_output, file_outputs
+from ...clips import other_clip
 from ...entries import error_entry
 from ..compose import job as compose_job
 from . import report
@@ -66,11 +68,11 @@ def motion_seconds(options, song):
 def graph_clips(paths, options):
     """:func:`...clips.several_clips`, but a problem with the first file is named by its path too, as the others' are (the
     report entry is the graph's)."""
-    others = [clips.other_clip(path, options) for path in paths[1:]]
+    others = [other_clip(path, options) for path in paths[1:]]
     try:
         return (*importers.armature_clip(paths[0], options), others)
     except LoopsmithError as error:
-        raise clips.InputError(f"{paths[0]}: {error}") from None
+        raise InputError(f"{paths[0]}: {error}") from None
 
 
 def process(task, options, name, inputs):

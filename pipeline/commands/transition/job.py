@@ -3,7 +3,8 @@
 Run by :mod:`.runner`. TO is read first and kept as arrays. FROM read by
 the numpy reader (a BVH, an AMC) and written as BVH or AMC needs no Blender
 scene: the transition is written from its clip. Otherwise FROM's scene
-stays open, and the result is written onto FROM's armature and exported.
+stays open, and the result is written onto FROM's armature and exported
+(:mod:`.scene`, imported only then).
 """
 
 import time
@@ -25,17 +26,23 @@ def process(task, options, name, inputs):
     source, target = task
     started = time.perf_counter()
     try:
-        if not file_outputs.scene_free(source, options):
-            from . import scene  # bpy: only for a file Blender must import or write
-
-            return scene.transition_in_scene(source, target, options, name, inputs, started)
-        clip_b, settings_b = clips.other_clip_and_settings(target, options)
-        clip_a, settings, header = read_motion.read_clip(source, options)
+        if file_outputs.scene_free(source, options):
+            clip_b, settings_b = clips.other_clip_and_settings(target, options)
+            clip_a, settings, header = read_motion.read_clip(source, options)
+            obj, armature = None, read_motion.armature_name(source)
+        else:  # FROM's scene stays open: the result is written onto its armature and exported
+            obj, clip_a, settings, header, clip_b, settings_b = clips.pair_clips(source, target, options)
+            armature = obj.name
         imported = time.perf_counter() - started
         targets = file_outputs.targets(options, name, source, inputs)
-        made = made_transition(source, target, clip_a, clip_b, options)
-        entry = report.transition_entry(source, target, read_motion.bvh_armature_name(source), targets, made, 0.0)
+        # The core calls the clips A and B; here they are the files the user named.
+        made = make.make_transition(clip_a, clip_b, options.at, options.method, options.length, options.timewarp, options.align,
+                                    options.joints, labels=(f"FROM ({source.name})", f"TO ({target.name})"))
+        entry = report.transition_entry(source, target, armature, targets, made, 0.0)
         entry["other_imports"] = clips.other_imports([target], [settings_b])
+        if obj is not None:
+            scene = clips.blender_side(".scene", __package__)
+            return scene.write_transition(obj, made, name, targets, settings, header, options, entry, imported, started)
         file_outputs.write_scene_free(made.clip, targets, settings, header, entry, name)
         entry["import_seconds"], entry["seconds"] = round(imported, 3), round(time.perf_counter() - started, 3)
         return [entry]
@@ -44,11 +51,3 @@ def process(task, options, name, inputs):
         entry = error_entry(source, str(error), time.perf_counter() - started)
         entry["to"] = str(target)
         return [entry]
-
-
-def made_transition(source, target, clip_a, clip_b, options):
-    """:func:`...core.transition.make.make_transition` of the clips of ``source`` (A) and ``target`` (B) as the options ask."""
-    # The core calls the clips A and B; here they are the files the user named.
-    labels = (f"FROM ({source.name})", f"TO ({target.name})")
-    return make.make_transition(clip_a, clip_b, options.at, options.method, options.length, options.timewarp, options.align,
-                                options.joints, labels=labels)
