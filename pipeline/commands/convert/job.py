@@ -2,8 +2,8 @@
 
 Run by :mod:`.runner`. A BVH read by the numpy reader or an AMC written as
 BVH or AMC needs no Blender scene (:func:`...file_outputs.scene_free`), nor
-bpy; other outputs are written from the armature built in the scene
-(:mod:`.scene`). BVH and AMC outputs are read back by the core, FBX, GLB
+bpy; any other file is imported into a scene and written from it (Blender
+is imported only then). BVH and AMC outputs are read back by the core, FBX, GLB
 and .blend ones imported into a fresh scene once every output is in place.
 """
 
@@ -31,14 +31,18 @@ def process(task, options, name, inputs):
     try:
         if file_outputs.scene_free(path, options):
             clip, settings, header = read_motion.read_clip(path, options)
-            imported, placement = time.perf_counter() - started, np.eye(4)
-            targets = file_outputs.targets(options, name, path, inputs)
-            entry = report.convert_entry(path, read_motion.armature_name(path), targets, clip)
+            obj, placement, armature = None, np.eye(4), read_motion.armature_name(path)
+        else:  # Blender's importer, only for a file that needs it; a one-frame action is read as a one-frame clip
+            obj, clip, settings, header = _importers().armature_clip(path, options, pose=True)
+            placement, armature = np.array(obj.matrix_world), obj.name
+        imported = time.perf_counter() - started
+        targets = file_outputs.targets(options, name, path, inputs)
+        entry = report.convert_entry(path, armature, targets, clip)
+        if obj is None:
             file_outputs.write_scene_free(clip, targets, settings, header, entry, entry["armature"])
             entry["import_seconds"] = round(imported, 3)
         else:
-            scene = clips.blender_side(".scene", __package__)  # only for a file Blender must import or write
-            clip, settings, placement, targets, entry = scene.convert_in_scene(path, options, name, inputs, started)
+            clips.blender_side("...engine_output", __package__).finish(obj, targets, settings, header, options, entry, imported, started)
         differences = {str(target): _difference(clip, placement, target, settings, options, entry) for target in targets}
         report.judge(entry, differences)
         entry["seconds"] = round(time.perf_counter() - started, 3)
@@ -62,7 +66,12 @@ def _read_back(target, settings, options, fps, entry):
     if suffix == ".amc":
         scale = settings.bvh_scale if settings.suffix == ".amc" else None
         return acclaim.read_acclaim(entry["asf_output"], target, fps, scale), np.eye(4)
-    return clips.blender_side(".scene", __package__).read_back(target, options)  # FBX, GLB, .blend: by Blender's importers
+    obj, clip, _, _ = _importers().armature_clip(target, options, pose=True)  # FBX, GLB, .blend: by Blender's importers
+    return clip, np.array(obj.matrix_world)
+
+
+def _importers():
+    return clips.blender_side("....bridge.importers", __package__)
 
 
 def _difference(clip, placement, target, settings, options, entry):

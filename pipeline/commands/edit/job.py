@@ -42,10 +42,7 @@ def process(task, options, name, inputs):
     first, second = task if len(task) == 2 else (task[0], None)
     started = time.perf_counter()
     try:
-        if file_outputs.scene_free(first, options):
-            return _edit_without_scene(first, second, options, name, inputs, started)
-        scene = clips.blender_side(".scene", __package__)  # only for a file Blender must import or write
-        return scene.edit_in_scene(first, second, options, name, inputs, started)
+        return _edited_task(first, second, options, name, inputs, started)
     except LoopsmithError as error:
         interrupts.check()
         entry = error_entry(first, str(error), time.perf_counter() - started)
@@ -54,18 +51,26 @@ def process(task, options, name, inputs):
         return [entry]
 
 
-def _edit_without_scene(first, second, options, name, inputs, started):
-    """:func:`process` for a BVH read by the numpy reader or an AMC, written as BVH or AMC (:func:`...file_outputs.scene_free`): the
-    edit in numpy, no armature built (a long take costs no Blender keys). Raises LoopsmithError."""
-    clip, settings, header = read_motion.read_clip(first, options)
-    other, other_settings = clips.other_clip_and_settings(second, options) if second is not None else (None, None)
+def _edited_task(first, second, options, name, inputs, started):
+    """:func:`process`'s entries; raises LoopsmithError. A BVH read by the numpy reader or an AMC, written as BVH or AMC
+    (:func:`...file_outputs.scene_free`), is edited in numpy with no armature built (a long take costs no Blender keys);
+    any other file in the scene (:mod:`.scene`), where the edit is written onto its armature and exported."""
+    if file_outputs.scene_free(first, options):
+        clip, settings, header = read_motion.read_clip(first, options)
+        other, other_settings = clips.other_clip_and_settings(second, options) if second is not None else (None, None)
+        obj, playback, armature = None, None, read_motion.armature_name(first)
+    else:
+        scene = clips.blender_side(".scene", __package__)  # only for a file Blender must import or write
+        obj, clip, settings, header, other, other_settings, playback = scene.opened(first, second, options)
+        armature = obj.name
     imported = time.perf_counter() - started
     targets = file_outputs.targets(options, name, first, inputs)
     edited = edited_clip(options, clip, other, (first.name, second.name if second else ""))
-    armature = read_motion.armature_name(first)
     entry = report.edit_entry(first, second, armature, targets, edited, 0.0, clip)
     if second is not None:
         entry["other_imports"] = clips.other_imports([second], [other_settings])
+    if obj is not None:
+        return scene.write_edit(obj, edited, clip, playback, targets, settings, header, options, entry, imported, started)
     file_outputs.write_scene_free(edited.clip, targets, settings, header, entry, f"{armature}_{edited.edit}")
     entry["import_seconds"], entry["seconds"] = round(imported, 3), round(time.perf_counter() - started, 3)
     return [entry]
