@@ -9,6 +9,7 @@ input's, or ``--asf``), its ASF beside it. The scene side
 import contextlib
 import os
 import pathlib
+import time
 
 import numpy as np
 
@@ -49,6 +50,15 @@ def write_scene_free(clip, targets, settings, header, entry, action):
     with acclaim_outputs(clip, amc, settings, entry):
         if others:
             write_motion.replace_bvh_outputs(clip, others, settings, header)
+
+
+def finish(clip, targets, settings, header, entry, action, imported, started):
+    """A scene-free job's end, as :func:`.engine_output.finish` is a scene job's: :func:`write_scene_free`, then the
+    import's and the task's seconds in ``entry``; the entries to report. imported: seconds the import took; started: the
+    task's :func:`time.perf_counter` start."""
+    write_scene_free(clip, targets, settings, header, entry, action)
+    entry["import_seconds"], entry["seconds"] = round(imported, 3), round(time.perf_counter() - started, 3)
+    return [entry]
 
 
 def acclaim_targets(targets):

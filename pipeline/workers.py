@@ -77,14 +77,14 @@ def _failure(error):
 
 
 def _job(command):
-    """The command's job module, or the ModuleNotFoundError raised importing it where there is no bpy (each task fails with it)."""
+    """The command's job module; None where importing it needs bpy and this Python has none (each task then fails so)."""
     try:
         with interrupts.deferred():  # a signal while Blender initialises would crash it
             return command.job()
     except ModuleNotFoundError as error:
         if error.name != "bpy":
             raise
-        return error
+        return None
 
 
 def process_tasks(command, options, plan, indices, done):
@@ -96,9 +96,10 @@ def process_tasks(command, options, plan, indices, done):
         interrupts.check()
         task = plan.tasks[index]
         try:
-            if isinstance(job, Exception):
-                raise job
-            entries = job.process(task, options, plan.names[index], plan.inputs)
+            if job is None:
+                entries = [run_failure_entry(task[0], NO_BLENDER, command.name)]
+            else:
+                entries = job.process(task, options, plan.names[index], plan.inputs)
         except Exception as error:  # a bug must cost its file, not the run and its report (interrupts are not Exceptions)
             interrupts.check()
             entries = [run_failure_entry(task[0], _failure(error), command.name)]

@@ -71,6 +71,4 @@ def _edited_task(first, second, options, name, inputs, started):
         entry["other_imports"] = clips.other_imports([second], [other_settings])
     if obj is not None:
         return scene.write_edit(obj, edited, clip, playback, targets, settings, header, options, entry, imported, started)
-    file_outputs.write_scene_free(edited.clip, targets, settings, header, entry, f"{armature}_{edited.edit}")
-    entry["import_seconds"], entry["seconds"] = round(imported, 3), round(time.perf_counter() - started, 3)
-    return [entry]
+    return file_outputs.finish(edited.clip, targets, settings, header, entry, f"{armature}_{edited.edit}", imported, started)

@@ -43,9 +43,7 @@ def process(task, options, name, inputs):
         if obj is not None:
             scene = clips.blender_side(".scene", __package__)
             return scene.write_transition(obj, made, name, targets, settings, header, options, entry, imported, started)
-        file_outputs.write_scene_free(made.clip, targets, settings, header, entry, name)
-        entry["import_seconds"], entry["seconds"] = round(imported, 3), round(time.perf_counter() - started, 3)
-        return [entry]
+        return file_outputs.finish(made.clip, targets, settings, header, entry, name, imported, started)
     except LoopsmithError as error:
         interrupts.check()
         entry = error_entry(source, str(error), time.perf_counter() - started)
