@@ -163,12 +163,20 @@ def _largest_steps(positions: np.ndarray) -> np.ndarray:
 
 
 def largest_step_ratio(looped: Clip, raw: Clip, travel_root: int | None = None) -> float:
-    """A one-frame pop: the largest move of a joint between two frames of the loop as played (two cycles, CLAMP) over that
-    joint's largest in the raw cut, the largest over joints; each joint's own raised to a quarter of the median joint's
-    (:func:`floored`), so a joint that hardly moves does not divide by about 0."""
-    played = cycles.chained_positions(looped, travel_root, 2)
+    """A one-frame pop: the largest move of a joint between two frames of the loop as played (CLAMP: its last frame is the
+    next cycle's first) over that joint's largest in the raw cut, the largest over joints; each joint's own raised to a
+    quarter of the median joint's (:func:`floored`), so a joint that hardly moves does not divide by about 0.
+
+    Every later cycle is the first moved rigidly (:func:`~..motion.cycles.chain`), so its steps are the first's: the loop
+    is posed once, and the step across the wrap (the last frame to the next cycle's second) is added to its own."""
+    p = kinematics.clip_joint_positions(looped)
+    after_wrap = p[1].copy()
+    if travel_root is not None:
+        moving = kinematics.descendants(looped.parents, travel_root)
+        after_wrap[moving] = cycles.placed(cycles.chain(looped, travel_root), after_wrap[moving])
+    steps = np.maximum(_largest_steps(p), np.linalg.norm(after_wrap - p[-1], axis=-1))
     own = floored(_largest_steps(kinematics.clip_joint_positions(raw)))
-    return float((_largest_steps(played) / np.maximum(own, 1e-9)).max())
+    return float((steps / np.maximum(own, 1e-9)).max())
 
 
 def _body_speed(clip: Clip) -> float:

@@ -1,5 +1,7 @@
 """Make Loop's core: offsets of every method, root motion, seam metrics."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -8,7 +10,7 @@ from core import demo
 from core.motion import contacts, kinematics, quat, root as root_motion, sampling
 from core.measure import seam as metrics
 from core.loop import stitch
-from core.motion.cycles import seam_mismatch
+from core.motion.cycles import chained_positions, seam_mismatch
 from core.errors import LoopError
 from core.loop.make import AUTO_TIE, kept_trial, largest_step_ratio, make_loop
 
@@ -267,3 +269,18 @@ def test_before_numbers_measure_the_raw_cut_in_the_loops_own_space(walk, root_mo
     if root_mode == "IN_PLACE":
         hips = result.raw.location[:, result.root]
         assert np.linalg.norm(hips[-1, :2] - hips[0, :2]) < 0.05
+
+
+@pytest.mark.parametrize("method", ["CROSSFADE", "CUBIC"])
+def test_the_largest_step_is_measured_as_three_cycles_play(walk, method):
+    """A travelling loop posed once (each later cycle is the first moved rigidly) gives the ratio of three cycles played
+    end to end, and sees a hop on the loop's last frame, where it wraps."""
+    result = make_loop(walk.clip, 10, 74, stitch.StitchParameters(method=method), lock_feet=False)
+    played = chained_positions(result.clip, result.root, 3)
+    own = metrics.floored(np.linalg.norm(np.diff(kinematics.clip_joint_positions(result.raw), axis=0), axis=-1).max(axis=0))
+    as_played = (np.linalg.norm(np.diff(played, axis=0), axis=-1).max(axis=0) / own).max()
+    assert result.root_mode == "TRAVEL" and largest_step_ratio(result) == pytest.approx(as_played, rel=1e-12)
+    location = result.clip.location.copy()
+    location[-1, result.root] += [0.0, 0.0, 0.3]  # the wrap: a 30 cm hop into the next cycle's second frame
+    popped = replace(result, clip=result.clip.with_channels(location=location))
+    assert largest_step_ratio(popped) > 2.0 * largest_step_ratio(result)
