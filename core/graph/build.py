@@ -560,8 +560,9 @@ def build_graph(clips: list[Clip], names: list[str], threshold: float | None = N
     where the map's blocks run instead (e.g. a cluster): an iterator of
     ``function(shared, pair)`` in the pairs' order, see :func:`.scan.scan`;
     the graph does not depend on it. prune: scan exactly only the tiles of
-    the map where a kept candidate could lie (:mod:`.prune`; the same graph
-    as the scan of every block, which False runs). GraphError (one line)
+    the map where a kept candidate could lie (:mod:`.prune`; the graph of
+    the scan of every block, which False runs, but where windows repeat and
+    float32 rounding chooses among equal ones). GraphError (one line)
     for a library that cannot make a graph.
     """
     started = time.perf_counter()
