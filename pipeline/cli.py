@@ -20,7 +20,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from ..files import interrupts
-from . import commands, engine, merge_reports, runner, workers
+from . import commands, engine, libc, merge_reports, runner, workers
 from .options import HelpFormatter
 
 #: The extension's version, as its manifest gives it (``loopsmith --version``).
@@ -68,6 +68,7 @@ def parser():
 def main(argv=None):
     """Run the command line; returns the exit code (130 when stopped by Ctrl-C or SIGTERM)."""
     interrupts.install()
+    libc.keep_freed_memory()
     try:
         job = os.environ.pop(workers.WORKER_JOB, None)
         if job:

@@ -18,7 +18,7 @@ import sys
 import time
 
 from ..files import inputs as input_files, interrupts
-from . import commands
+from . import commands, libc
 from .entries import run_failure_entry
 from .options import json_values
 
@@ -110,17 +110,8 @@ def process_tasks(command, options, plan, indices, done):
     interrupts.check()
 
 
-def _libc_prctl():
-    """libc's ``prctl`` (Linux), or None."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl
-    return None
-
-
 # Looked up once, before any fork: a child forked from a threaded process (a Dask worker) must not import anything before it runs.
-_PRCTL = _libc_prctl() if sys.platform.startswith("linux") else None
+_PRCTL = libc.function("prctl")
 
 
 def _die_with_parent():
