@@ -85,8 +85,8 @@ def body_heights(positions: np.ndarray, feet: list | np.ndarray, pelvis: int) ->
 def clip_heights(clip: Clip, feet: list[str], pelvis: str) -> tuple[np.ndarray, np.ndarray]:
     """:func:`body_heights` of ``clip`` for bones called ``feet`` and ``pelvis`` (names), posing only their chains."""
     bones = [clip.bone_index(name) for name in (*feet, pelvis)]
-    positions = kinematics.clip_forward_kinematics(clip, bones=bones)[..., :3, 3]
-    return body_heights(positions, bones[:-1], bones[-1])
+    positions = kinematics.clip_joint_positions(clip, bones)  # (F, feet and pelvis, 3)
+    return body_heights(positions, list(range(len(feet))), len(feet))
 
 
 def grounding(result: tuple[np.ndarray, np.ndarray], sources: list, fps: float) -> Grounding:

@@ -33,7 +33,12 @@ def chained_positions(clip: Clip, travel_root: int | None = None, cycles: int = 
     the bones below it are carried by :func:`chain`; bones above it stay.
     bones: pose only these and the bones above them (the others stay zero).
     """
-    p = kinematics.clip_forward_kinematics(clip, bones)[..., :3, 3]
+    if bones is None:
+        p = kinematics.clip_joint_positions(clip)
+    else:  # the others stay zero
+        posed = kinematics.ancestors_and_self(clip.parents, bones)
+        p = np.zeros((clip.num_frames, clip.num_bones, 3))
+        p[:, posed] = kinematics.clip_joint_positions(clip, posed)
     parts = [p]
     if travel_root is not None:
         moving = kinematics.descendants(clip.parents, travel_root)
