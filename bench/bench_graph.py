@@ -203,9 +203,10 @@ def _one_size(minute, rounds):
         print(f"      build_graph, {what} (clips from arrays, features, scan, graph) {made['seconds']:7.2f} s  "
               f"x{made['seconds'] / gemm['seconds']:4.2f} GEMM  peak +{made['memory_mb']:5.0f} MB  (each round: {each})")
     sizes = [tuple(made[key] for key in ("nodes", "edges", "transitions")) for made in (graph, exhaustive)]
-    same = "the same graph both ways" if sizes[0] == sizes[1] else (
-        "the exhaustive scan's graph {:,} nodes, {:,} edges, {:,} transitions: the takes repeat the same clips, and float32 "
-        "products of another shape round their equal windows' distances apart (see core/graph/prune.py)".format(*sizes[1]))
+    same = "both graphs of that size" if sizes[0] == sizes[1] else (
+        "the exhaustive scan's graph {:,} nodes, {:,} edges, {:,} transitions: these takes repeat the same clips, whose equal "
+        "windows float32 products of another shape rank apart (core/graph/prune.py); on takes that do not repeat, a difference "
+        "would be a fault (tests/realdata/test_realdata_graph_scan.py)".format(*sizes[1]))
     print(f"      (targets at 60 min: <= 25 s, <= x1.20 GEMM; {same})")
     coverage = graph["coverage"]
     print(f"      graph: {graph['nodes']:,} nodes, {graph['edges']:,} edges, {graph['transitions']:,} transitions, threshold {graph['threshold']:.2f}, "

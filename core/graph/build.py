@@ -534,7 +534,7 @@ def _json_lists(nodes, edges, kept, inside, firsts, blend):
 
 def _candidates(left, right, layout, separation, progress, workers, map_blocks, prune):
     """(i, j, costs) the scan keeps over the library's padded features: every block, or only the tiles where a candidate
-    could be kept (``prune``: the same candidates)."""
+    could be kept (``prune``: the same candidates, to float32's rounding of equal windows: see :mod:`.prune`)."""
     ceiling = float(layout.ceiling.max())
     if not prune:
         return scan.scan(left, right, layout.window, separation, ceiling, layout.keep, progress, workers=workers, map_blocks=map_blocks)

@@ -12,8 +12,8 @@ the projections at once, less float32's worst-case rounding of both scans
 (per entry, from the window's squared norms); its least over each
 :data:`TILE` x :data:`TILE` tile of window starts. Tiles run from the least
 bound up, the kept candidates' limits refreshed as they come in. The
-candidates kept are those of the exact scan over every block: the same
-minima and the same choice, the costs as float32 computes them. A tile's
+candidates kept are those of the exact scan over every block (the same
+minima and the same choice) to float32's rounding of the costs. A tile's
 product has another shape than a block's, and BLAS rounds a product's
 entries by its shape, so the last bits may differ. On takes that do not
 repeat each other that changes nothing (the shared clips give the graph of

@@ -141,12 +141,7 @@ def seam_metrics(clip: Clip, travel_root: int | None = None, reference: Baseline
     else:
         p = pose[rows, :, :3, 3]
         chained = cycles.chain(clip, travel_root)
-    # The next cycle: the travelling root and what hangs below it move on;
-    # bones above it (a static joint_Root) stay where they are.
-    nxt = p[:side].copy()
-    if travel_root is not None:
-        moving = kinematics.descendants(clip.parents, travel_root)
-        nxt[:, moving] = cycles.placed(chained, p[:side, moving])
+    nxt = cycles.in_next_cycle(clip.parents, p[:side], chained, travel_root)
     step = np.linalg.norm(p[-1] - nxt[0], axis=-1)
     # Played through the seam: ..., n-2, then the next cycle's 0, 1, ... (its frame 0 is the loop's n-1).
     played = np.concatenate([p[side:-1], nxt])
@@ -168,13 +163,11 @@ def largest_step_ratio(looped: Clip, raw: Clip, travel_root: int | None = None) 
     quarter of the median joint's (:func:`floored`), so a joint that hardly moves does not divide by about 0.
 
     Every later cycle is the first moved rigidly (:func:`~..motion.cycles.chain`), so its steps are the first's: the loop
-    is posed once, and the step across the wrap (the last frame to the next cycle's second) is added to its own."""
-    p = kinematics.clip_joint_positions(looped)
-    after_wrap = p[1].copy()
-    if travel_root is not None:
-        moving = kinematics.descendants(looped.parents, travel_root)
-        after_wrap[moving] = cycles.placed(cycles.chain(looped, travel_root), after_wrap[moving])
-    steps = np.maximum(_largest_steps(p), np.linalg.norm(after_wrap - p[-1], axis=-1))
+    is posed once, and the step across the wrap (the last frame to the next cycle's second) is added to its own (the
+    same, to rounding, as posing every cycle)."""
+    joints = kinematics.clip_joint_positions(looped)
+    after_wrap = cycles.in_next_cycle(looped.parents, joints[1], cycles.chain(looped, travel_root), travel_root)
+    steps = np.maximum(_largest_steps(joints), np.linalg.norm(after_wrap - joints[-1], axis=-1))
     own = floored(_largest_steps(kinematics.clip_joint_positions(raw)))
     return float((steps / np.maximum(own, 1e-9)).max())
 

@@ -26,6 +26,16 @@ def placed(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     return points @ matrix[:3, :3].T + matrix[:3, 3]
 
 
+def in_next_cycle(parents: np.ndarray, points: np.ndarray, transform: np.ndarray, travel_root: int | None) -> np.ndarray:
+    """Joint positions ``points (..., B, 3)`` as a later cycle plays them: the travelling root and the bones below it moved
+    by ``transform`` (:func:`chain`, or its power), the bones above it (a static joint_Root) where they are; a copy."""
+    moved = np.array(points)
+    if travel_root is not None:
+        moving = kinematics.descendants(parents, travel_root)
+        moved[..., moving, :] = placed(transform, points[..., moving, :])
+    return moved
+
+
 def chained_positions(clip: Clip, travel_root: int | None = None, cycles: int = 2, bones: list | np.ndarray | None = None) -> np.ndarray:
     """Joint positions ``(cycles * (n-1) + 1, B, 3)`` of the loop played ``cycles`` times.
 
@@ -39,17 +49,10 @@ def chained_positions(clip: Clip, travel_root: int | None = None, cycles: int = 
         posed = kinematics.ancestors_and_self(clip.parents, bones)
         p = np.zeros((clip.num_frames, clip.num_bones, 3))
         p[:, posed] = kinematics.clip_joint_positions(clip, posed)
-    parts = [p]
-    if travel_root is not None:
-        moving = kinematics.descendants(clip.parents, travel_root)
-        step = chain(clip, travel_root)
-    transform = np.eye(4)
+    parts, step, transform = [p], chain(clip, travel_root), np.eye(4)
     for _ in range(cycles - 1):
-        cycle = p[1:].copy()
-        if travel_root is not None:
-            transform = step @ transform
-            cycle[:, moving] = placed(transform, p[1:, moving])
-        parts.append(cycle)
+        transform = step @ transform
+        parts.append(in_next_cycle(clip.parents, p[1:], transform, travel_root))
     return np.concatenate(parts)
 
 

@@ -47,11 +47,13 @@ def rest_relative(parents: np.ndarray, rest: np.ndarray) -> np.ndarray:
 
 
 #: Bytes of pose matrices posed at once where only positions are kept (:func:`clip_joint_positions`): a block and the
-#: temporaries posing it stay well under what glibc's malloc keeps for reuse (it learns to keep freed arrays up to
-#: 32 MB), so each block takes the memory the last one freed, not fresh pages from the kernel at a fault per 4 kB. Two
-#: 10,000-frame poses of 60 bones faulted in 154 MB, 0.3 s of their 0.6 s on a VM; in 546-frame blocks 13 MB and
-#: 0.03 s, the positions bit for bit the same.
-POSITION_BLOCK_BYTES = 4 << 20
+#: temporaries posing it stay under what glibc's malloc keeps for reuse (it learns to keep freed arrays up to 32 MB), so
+#: each block takes the memory the last one freed, not fresh pages from the kernel at a fault per 4 kB. Two 10,000-frame
+#: poses of 60 bones faulted in 154 MB, 0.3 s of their 0.6 s on a VM; in 1,092-frame blocks 15 MB and 0.05 s, the
+#: positions bit for bit the same. Never fewer than :data:`POSITION_BLOCK_FRAMES` frames: posing runs a few numpy calls
+#: per bone and block, which on a rig of hundreds of bones would cost more than the faults.
+POSITION_BLOCK_BYTES = 8 << 20
+POSITION_BLOCK_FRAMES = 1024
 #: Bone frames whose local bases :func:`forward_kinematics` makes at once (12 floats each): a few bones of a long take,
 #: every bone of a short one, whose cost is otherwise the number of numpy calls, not their size.
 LOCAL_BLOCK = 1 << 16
@@ -133,7 +135,7 @@ def clip_joint_positions(clip: Clip, bones: list | np.ndarray | None = None) -> 
     """
     kept = slice(None) if bones is None else np.asarray(bones, dtype=int)
     positions = np.empty((clip.num_frames, clip.num_bones if bones is None else len(kept), 3))
-    block = max(64, POSITION_BLOCK_BYTES // (clip.num_bones * 16 * 8))  # every bone's float64 4x4 is made, needed or not
+    block = max(POSITION_BLOCK_FRAMES, POSITION_BLOCK_BYTES // (clip.num_bones * 16 * 8))  # every bone's float64 4x4, needed or not
     for start in range(0, clip.num_frames, block):
         part = clip.slice_frames(start, start + block)
         positions[start:start + part.num_frames] = clip_forward_kinematics(part, bones)[..., :3, 3][:, kept]

@@ -88,6 +88,7 @@ def test_a_takes_skating_is_posed_a_block_of_frames_and_the_feet_at_a_time(mocap
     expected = _whole_take_skating(clip)
     posed, forward = [], kinematics.forward_kinematics
     monkeypatch.setattr(kinematics, "POSITION_BLOCK_BYTES", 500 * clip.num_bones * 16 * 8)  # 500 frames a block
+    monkeypatch.setattr(kinematics, "POSITION_BLOCK_FRAMES", 1)
     monkeypatch.setattr(kinematics, "forward_kinematics", lambda parents, rest, location, *rest_of: posed.append(location.shape[:2])
                         or forward(parents, rest, location, *rest_of))
     assert abs(contacts.median_skating(clip) - expected) <= 1e-9
