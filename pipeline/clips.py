@@ -15,7 +15,8 @@ def blender_side(module: str, package: str):
         return importlib.import_module(module, package)
 
 
-def _importers():
+def importers():
+    """Blender's importers (:mod:`..bridge.importers`, which imports bpy), for a file that needs a scene."""
     return blender_side("..bridge.importers", __package__)
 
 
@@ -27,7 +28,7 @@ def load_clip(path, options):
     """
     if read_motion.read_in_numpy(path, options):
         return read_motion.read_clip(path, options)
-    _, clip, settings, header = _importers().armature_clip(path, options)  # only for a file Blender must import
+    _, clip, settings, header = importers().armature_clip(path, options)  # only for a file Blender must import
     return clip, settings, header
 
 
@@ -41,7 +42,7 @@ def several_clips(paths, options):
     that starts with its path: the run's report entry is the first file's.
     """
     others = [other_clip_and_settings(path, options) for path in paths[1:]]
-    return (*_importers().armature_clip(paths[0], options), [clip for clip, _ in others], [settings for _, settings in others])
+    return (*importers().armature_clip(paths[0], options), [clip for clip, _ in others], [settings for _, settings in others])
 
 
 def other_clip(path, options):

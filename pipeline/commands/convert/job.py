@@ -33,7 +33,7 @@ def process(task, options, name, inputs):
             clip, settings, header = read_motion.read_clip(path, options)
             obj, placement, armature = None, np.eye(4), read_motion.armature_name(path)
         else:  # Blender's importer, only for a file that needs it; a one-frame action is read as a one-frame clip
-            obj, clip, settings, header = _importers().armature_clip(path, options, pose=True)
+            obj, clip, settings, header = clips.importers().armature_clip(path, options, pose=True)
             placement, armature = np.array(obj.matrix_world), obj.name
         imported = time.perf_counter() - started
         targets = file_outputs.targets(options, name, path, inputs)
@@ -66,12 +66,9 @@ def _read_back(target, settings, options, fps, entry):
     if suffix == ".amc":
         scale = settings.bvh_scale if settings.suffix == ".amc" else None
         return acclaim.read_acclaim(entry["asf_output"], target, fps, scale), np.eye(4)
-    obj, clip, _, _ = _importers().armature_clip(target, options, pose=True)  # FBX, GLB, .blend: by Blender's importers
+    obj, clip, _, _ = clips.importers().armature_clip(target, options, pose=True)  # FBX, GLB, .blend: by Blender's importers
     return clip, np.array(obj.matrix_world)
 
-
-def _importers():
-    return clips.blender_side("....bridge.importers", __package__)
 
 
 def _difference(clip, placement, target, settings, options, entry):
