@@ -13,6 +13,9 @@ vectorized over frames; loops over joints are single passes (no walk to the
 root per joint), so thousands of joints stay fast.
 """
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ..motion import quat, rotation_modes
@@ -24,6 +27,7 @@ _SAFE_THRESHOLD = 6.1e-3
 _CRITICAL_THRESHOLD = 2.5e-4
 _MIN_BONE_LENGTH = 0.001  # the importer's zero-length test, in the armature's units
 _FRAMES_PER_BLOCK = 8192
+_THREADS = min(4, os.cpu_count() or 1)  # threads converting a long take's blocks (more gain little: memory bound)
 
 
 def _depths(parents):
@@ -194,8 +198,9 @@ def _clip(info, scale, up, rest_file, order):
         if layout.rotations:
             groups.setdefault(layout.order, []).append(j)
     groups = {euler_order: (members, np.array([layouts[j].rotations for j in members])) for euler_order, members in groups.items()}
-    # Frames a block at a time, so the temporaries stay small next to the clip.
-    for start in range(0, frames, _FRAMES_PER_BLOCK):
+
+    def convert(start):
+        """Frames ``start`` on, a block's worth: the temporaries stay small next to the clip."""
         rows = info.motion[start:start + _FRAMES_PER_BLOCK]
         if moving.any():
             offset = scale * (rows[:, position_columns] - offsets[moving])  # (f, M, 3), file axes
@@ -205,6 +210,13 @@ def _clip(info, scale, up, rest_file, order):
             # rest^-1 * turn * rest: the same angle about the axis seen from the rest frame
             turn[..., 1:] = _seen_from_rest(turn[..., 1:], rest_turn[members])
             rotation[start:start + len(rows), members] = turn
+
+    starts = range(0, frames, _FRAMES_PER_BLOCK)
+    if len(starts) > 1:  # numpy lets go of the GIL in its loops: the blocks of a long take are converted on every core there is
+        with ThreadPoolExecutor(_THREADS) as pool:
+            list(pool.map(convert, starts))
+    else:
+        list(map(convert, starts))
     every_mode = native_modes(info)
     modes = tuple(every_mode[j] for j in order)
     quat.unroll(rotation, _first_frame_sign(rotation[0], modes), out=rotation)

@@ -696,7 +696,7 @@ def _grounded(composition, clips, names):
 def _toes(clip):
     """The clip's toe joints and their positions ``(F, T, 3)``."""
     toes = contacts.toe_joints(clip.bone_names)
-    return toes, kinematics.clip_forward_kinematics(clip, toes)[..., :3, 3]
+    return toes, kinematics.clip_forward_kinematics(clip, toes, heads_only=True)[..., :3, 3]
 
 
 def _toe_skating(clip, frames=slice(None), posed=None):

@@ -175,7 +175,7 @@ def _kept(made, take, raw, travel_root, before, join=None):
 def _largest_steps(clip, join):
     """Each joint's largest move between two of the ``clip``'s frames ``(B,)``, the step into frame ``join`` left out: as
     played, a CLAMP loop's largest step is one inside its cycle, its last frame being the next cycle's first."""
-    steps = np.linalg.norm(np.diff(kinematics.clip_forward_kinematics(clip, dtype=np.float32)[..., :3, 3], axis=0), axis=-1)
+    steps = np.linalg.norm(np.diff(kinematics.clip_forward_kinematics(clip, dtype=np.float32, heads_only=True)[..., :3, 3], axis=0), axis=-1)
     return (np.delete(steps, join - 1, axis=0) if join else steps).max(axis=0)
 
 

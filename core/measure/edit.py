@@ -68,7 +68,7 @@ def _toes(clip):
 
 def _toe_positions(clip, toes):
     """Armature-space positions ``(F, len(toes), 3)``, posing only the toes and the bones above them."""
-    return kinematics.clip_forward_kinematics(clip, bones=toes)[..., :3, 3][:, toes]
+    return kinematics.clip_forward_kinematics(clip, bones=toes, heads_only=True)[..., :3, 3][:, toes]
 
 
 def _planted_speed(positions, planted, dt):

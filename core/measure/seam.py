@@ -112,7 +112,7 @@ def clip_baseline(clip: Clip, floor: float = 0.25) -> Baseline:
     span = cycles.span_frames(clip.dt, clip.num_frames)
     centres = _stencil_centres(clip.num_frames, span)
     needed = np.unique((centres[:, None] + span * np.arange(-2, 3)).ravel())
-    positions = kinematics.clip_forward_kinematics(clip.take_frames(needed), dtype=np.float32)[..., :3, 3]
+    positions = kinematics.clip_forward_kinematics(clip.take_frames(needed), dtype=np.float32, heads_only=True)[..., :3, 3]
     return baseline(positions.astype(float), clip.dt, floor, np.searchsorted(needed, centres), span)
 
 
@@ -136,7 +136,7 @@ def seam_metrics(clip: Clip, travel_root: int | None = None, reference: Baseline
     rows, side = _seam_rows(clip.num_frames, span), 2 * span + 1
     if pose is None:
         ends = clip.take_frames(rows)
-        p = kinematics.clip_forward_kinematics(ends)[..., :3, 3]
+        p = kinematics.clip_forward_kinematics(ends, heads_only=True)[..., :3, 3]
         chained = cycles.chain(ends, travel_root)
     else:
         p = pose[rows, :, :3, 3]

@@ -52,10 +52,11 @@ def skating(positions: np.ndarray, contacts: np.ndarray, min_frames: int = 3) ->
     path = np.concatenate([np.zeros((1, positions.shape[1])), np.cumsum(travel, axis=0)])
     rows = []
     for joint in range(positions.shape[1]):
-        for start, stop in contact_segments(contacts[:, joint]):
-            if stop - start >= min_frames:
-                rows.append((joint, start, stop, path[stop - 1, joint] - path[start, joint]))
-    return np.array(rows, dtype=float).reshape(-1, 4)
+        start, stop = contact_segments(contacts[:, joint]).T
+        long = stop - start >= min_frames
+        start, stop = start[long], stop[long]
+        rows.append(np.stack([np.full(len(start), joint), start, stop, path[stop - 1, joint] - path[start, joint]], axis=-1))
+    return np.concatenate(rows, dtype=float).reshape(-1, 4) if rows else np.zeros((0, 4))
 
 
 def _skating_rows(positions, bone_names, dt):

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from core.errors import SyncError
 from core.measure import verdict
 from core.motion import quat
 from core.motion.clip import Clip

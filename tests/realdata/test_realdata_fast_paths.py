@@ -6,6 +6,8 @@ corpus's BVH files where it is there): numpy's own text parser, the whole take p
 and back for a transition's foot lock, the root found again for every blend of its search.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -81,6 +83,65 @@ def test_a_bvhs_rotations_are_seen_from_the_rest_as_quaternion_products_see_them
                 euler = rotation_modes.euler_to_quat(np.radians(info.motion[:, list(layout.rotations)]), layout.order)
                 rotation[:, j] = quat.multiply(quat.multiply(quat.inverse(turn[j]), euler), turn[j])
         assert np.abs(np.abs(quat.dot(rotation, clip.rotation)) - 1.0).max() <= 1e-12
+
+
+def test_a_long_takes_blocks_are_converted_on_threads_as_one_block_is(mocap_dir, monkeypatch):
+    """The Euler rows of a long take are turned into quaternions a block at a time on several threads: bit for bit one pass."""
+    info = bvh.read_bvh(mocap_dir / "dataset-1_dance-short_normal_001.bvh")
+    up = bvh.up_axis(info)
+    scale = bvh.suggest_scale(info, up)[0]
+    whole = bvh_clip.clip_from_bvh(info, scale, up)
+    monkeypatch.setattr(bvh_clip, "_FRAMES_PER_BLOCK", 97)  # a block of a prime number of frames: the last one short
+    monkeypatch.setattr(bvh_clip, "_THREADS", 3)
+    blocks = bvh_clip.clip_from_bvh(info, scale, up)
+    assert info.frame_count > 10 * 97
+    for channel in ("location", "rotation"):
+        assert np.array_equal(getattr(blocks, channel), getattr(whole, channel)), channel
+
+
+def test_only_heads_poses_the_bones_nothing_hangs_from_by_their_location_alone(mocap_dir):
+    """Where only positions are read, a bone no posed bone hangs from gets its head alone: the same positions, bit for bit,
+    on a real skeleton and a random one with scale, in both precisions."""
+    clip = _clip(mocap_dir, "dataset-1_walk_normal_001.bvh")
+    rng = np.random.default_rng(3)
+    count, frames = 9, 40
+    parents = np.array([-1, 0, 1, 1, 3, 0, 5, -1, 7])  # two roots; bones 2, 4, 6 and 8 end chains
+    rest = np.tile(np.eye(4), (count, 1, 1))
+    rest[:, :3, 3] = rng.normal(size=(count, 3))
+    random = (parents, rest, rng.normal(size=(frames, count, 3)), rng.normal(size=(frames, count, 4)), rng.uniform(0.5, 2.0, (frames, count, 3)))
+    skeletons = [random, (clip.parents, clip.rest, clip.location, clip.rotation, clip.scale)]
+    for skeleton, dtype, bones in itertools.product(skeletons, (np.float64, np.float32), (None, [2, 4], [0])):
+        full = kinematics.forward_kinematics(*skeleton, bones, dtype)
+        heads = kinematics.forward_kinematics(*skeleton, bones, dtype, heads_only=True)
+        assert np.array_equal(heads[..., :, 3], full[..., :, 3])
+    ends = kinematics.forward_kinematics(*random, heads_only=True)[:, [2, 4, 6, 8], :3, :3]
+    assert not ends.any() and kinematics.forward_kinematics(*random)[:, [2, 4, 6, 8], :3, :3].any()  # their turns left out
+
+
+def test_skating_finds_each_contact_as_a_walk_through_its_frames_does():
+    rng = np.random.default_rng(5)
+    positions = np.cumsum(rng.normal(0.0, 0.01, (400, 3, 3)), axis=0)
+    planted = rng.random((400, 3)) < 0.85
+    planted[:, 2] = False  # a joint never planted
+    expected = []
+    for joint in range(3):
+        frame = 0
+        while frame < 400:
+            if not planted[frame, joint]:
+                frame += 1
+                continue
+            stop = frame
+            while stop < 400 and planted[stop, joint]:
+                stop += 1
+            if stop - frame >= 3:
+                path = np.linalg.norm(np.diff(positions[frame:stop, joint, :2], axis=0), axis=-1).sum()
+                expected.append((joint, frame, stop, path))
+            frame = stop
+    rows = contacts.skating(positions, planted)
+    assert len(expected) > 20 and rows.shape == (len(expected), 4)
+    assert np.array_equal(rows[:, :3], np.array(expected)[:, :3])
+    assert np.allclose(rows[:, 3], np.array(expected)[:, 3], rtol=0, atol=1e-12)
+    assert contacts.skating(positions, np.zeros_like(planted)).shape == (0, 4)
 
 
 def test_a_takes_skating_is_posed_a_block_of_frames_and_the_feet_at_a_time(mocap_dir, monkeypatch):

@@ -7,7 +7,6 @@ by frame, each entry's neighbourhood minimum taken from a sliding view.
 """
 
 import numpy as np
-import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
 from core.formats import bvh, bvh_clip
