@@ -80,7 +80,9 @@ def _speed_changes(position, dt):
 
 def clip_positions(clip: Clip, names: tuple | list) -> np.ndarray:
     """Armature-space positions ``(F, len(names), 3)`` of ``clip``'s bones called ``names``."""
-    return kinematics.clip_joint_positions(clip)[:, [clip.bone_index(name) for name in names]]
+    bones = [clip.bone_index(name) for name in names]
+    positions = kinematics.clip_joint_positions(clip)
+    return positions if bones == list(range(clip.num_bones)) else positions[:, bones]
 
 
 class Yardstick:

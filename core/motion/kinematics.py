@@ -5,6 +5,8 @@ Follows Blender's pose evaluation for bones that inherit rotation and scale
 ``pose[b] = pose[parent] @ inv(rest[parent]) @ rest[b] @ T(location) R(rotation) S(scale)``.
 """
 
+import functools
+
 import numpy as np
 
 from . import quat
@@ -39,10 +41,23 @@ def _cross(a, b):
 
 
 def rest_relative(parents: np.ndarray, rest: np.ndarray) -> np.ndarray:
-    """Each bone's rest matrix relative to its parent's, ``(B, 4, 4)``."""
-    relative = np.array(rest, dtype=float)
+    """Each bone's rest matrix relative to its parent's, ``(B, 4, 4)`` (a new array).
+
+    Worked out once per skeleton: a search poses the same skeleton hundreds of times, and inverting its rest matrices
+    cost more than copying them.
+    """
+    return _relative_rest(np.asarray(parents, dtype=np.int64).tobytes(), np.asarray(rest, dtype=float).tobytes()).copy()
+
+
+@functools.lru_cache(maxsize=16)
+def _relative_rest(parents: bytes, rest: bytes) -> np.ndarray:
+    """:func:`rest_relative` of the skeleton given as the bytes of its int64 parents and float64 rest matrices."""
+    parents = np.frombuffer(parents, dtype=np.int64)
+    rest = np.frombuffer(rest, dtype=float).reshape(-1, 4, 4)
+    relative = np.array(rest)
     has_parent = parents >= 0
     relative[has_parent] = affine_inverse(rest[parents[has_parent]]) @ rest[has_parent]
+    relative.flags.writeable = False
     return relative
 
 
