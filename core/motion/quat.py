@@ -9,6 +9,8 @@ the full rotation angle, the space in which rotation offsets are added.
 import numpy as np
 
 _EPS = 1e-12
+#: Frames :func:`unroll` works through at once.
+UNROLL_BLOCK = 8192
 
 
 def _floats(q):
@@ -172,18 +174,26 @@ def unroll(q: np.ndarray, reference: np.ndarray | None = None, out: np.ndarray |
 
     Each sample keeps the sign that makes its dot product with the previous
     sample non-negative; ``reference (..., 4)`` optionally fixes the sign of the
-    first sample. Vectorized: the flips are a cumulative product of signs.
+    first sample. Vectorized: the flips are a cumulative product of signs,
+    :data:`UNROLL_BLOCK` frames at a time (the sign carried from one block to
+    the next), so a long take's temporaries stay small and are reused.
     out: where to write them (``q`` itself turns a long take's quaternions in place, with no second copy).
     """
     q = np.asarray(q, dtype=float)
     if q.shape[0] == 0:
         return q.copy()
-    steps = np.where(dot(q[1:], q[:-1]) < 0.0, -1.0, 1.0)
-    first = np.ones(q.shape[1:-1])
-    if reference is not None:
-        first = np.where(dot(q[0], reference) < 0.0, -1.0, 1.0)
-    signs = np.cumprod(np.concatenate([first[None], steps], axis=0), axis=0)
-    return np.multiply(q, signs[..., None], out=out)
+    out = np.empty_like(q) if out is None else out
+    sign = np.ones(q.shape[1:-1]) if reference is None else np.where(dot(q[0], reference) < 0.0, -1.0, 1.0)
+    before = None  # the unflipped sample before the block (``out`` may be ``q``)
+    for start in range(0, q.shape[0], UNROLL_BLOCK):
+        block = q[start:start + UNROLL_BLOCK]
+        steps = np.empty(block.shape[:-1])
+        steps[0] = sign if before is None else sign * np.where(dot(block[0], before) < 0.0, -1.0, 1.0)
+        steps[1:] = np.where(dot(block[1:], block[:-1]) < 0.0, -1.0, 1.0)
+        signs = np.cumprod(steps, axis=0, out=steps)
+        sign, before = signs[-1].copy(), block[-1].copy()
+        np.multiply(block, signs[..., None], out=out[start:start + len(block)])
+    return out
 
 
 def matrix_entries(q: np.ndarray) -> list[np.ndarray]:
