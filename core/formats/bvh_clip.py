@@ -27,7 +27,8 @@ _SAFE_THRESHOLD = 6.1e-3
 _CRITICAL_THRESHOLD = 2.5e-4
 _MIN_BONE_LENGTH = 0.001  # the importer's zero-length test, in the armature's units
 _FRAMES_PER_BLOCK = 8192
-_THREADS = min(4, os.cpu_count() or 1)  # threads converting a long take's blocks (more gain little: memory bound)
+#: Threads converting a long take's blocks: two, as many as parse its text (a --jobs worker's then share its core briefly).
+_THREADS = min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 def _depths(parents):
@@ -212,11 +213,11 @@ def _clip(info, scale, up, rest_file, order):
             rotation[start:start + len(rows), members] = turn
 
     starts = range(0, frames, _FRAMES_PER_BLOCK)
-    if len(starts) > 1:  # numpy lets go of the GIL in its loops: the blocks of a long take are converted on every core there is
+    if len(starts) > 1:  # numpy lets go of the GIL in its loops: a long take's blocks are converted on two cores
         with ThreadPoolExecutor(_THREADS) as pool:
-            list(pool.map(convert, starts))
+            list(pool.map(convert, starts))  # every block's, and the first error any raised
     else:
-        list(map(convert, starts))
+        convert(0)
     every_mode = native_modes(info)
     modes = tuple(every_mode[j] for j in order)
     quat.unroll(rotation, _first_frame_sign(rotation[0], modes), out=rotation)

@@ -82,7 +82,7 @@ def clip_positions(clip: Clip, names: tuple | list) -> np.ndarray:
     """Armature-space positions ``(F, len(names), 3)`` of ``clip``'s bones called ``names``."""
     bones = [clip.bone_index(name) for name in names]
     positions = kinematics.clip_joint_positions(clip)
-    return positions if bones == list(range(clip.num_bones)) else positions[:, bones]
+    return positions if bones == list(range(clip.num_bones)) else positions[:, bones]  # every bone in order: no copy
 
 
 class Yardstick:

@@ -53,10 +53,10 @@ def skating(positions: np.ndarray, contacts: np.ndarray, min_frames: int = 3) ->
     rows = []
     for joint in range(positions.shape[1]):
         start, stop = contact_segments(contacts[:, joint]).T
-        long = stop - start >= min_frames
-        start, stop = start[long], stop[long]
+        held = stop - start >= min_frames
+        start, stop = start[held], stop[held]
         rows.append(np.stack([np.full(len(start), joint), start, stop, path[stop - 1, joint] - path[start, joint]], axis=-1))
-    return np.concatenate(rows, dtype=float).reshape(-1, 4) if rows else np.zeros((0, 4))
+    return np.concatenate(rows, dtype=float) if rows else np.zeros((0, 4))
 
 
 def _skating_rows(positions, bone_names, dt):

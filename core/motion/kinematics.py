@@ -46,11 +46,11 @@ def rest_relative(parents: np.ndarray, rest: np.ndarray) -> np.ndarray:
     Worked out once per skeleton: a search poses the same skeleton hundreds of times, and inverting its rest matrices
     cost more than copying them.
     """
-    return _relative_rest(np.asarray(parents, dtype=np.int64).tobytes(), np.asarray(rest, dtype=float).tobytes()).copy()
+    return _cached_rest_relative(np.asarray(parents, dtype=np.int64).tobytes(), np.asarray(rest, dtype=float).tobytes()).copy()
 
 
 @functools.lru_cache(maxsize=16)
-def _relative_rest(parents: bytes, rest: bytes) -> np.ndarray:
+def _cached_rest_relative(parents: bytes, rest: bytes) -> np.ndarray:
     """:func:`rest_relative` of the skeleton given as the bytes of its int64 parents and float64 rest matrices."""
     parents = np.frombuffer(parents, dtype=np.int64)
     rest = np.frombuffer(rest, dtype=float).reshape(-1, 4, 4)
@@ -97,8 +97,8 @@ def _local_bases(location, rotation, scale, bases):
 
 def _component_major(channel, chosen, dtype):
     """Copies ``[k-th bone, component] -> (F,)`` contiguous of a channel ``(F, B, C)``, the ``chosen`` bones only (a list,
-    or a slice for all): the bones gathered first, a contiguous run per frame, then transposed into a new array (picking
-    them from a transposed view, or ``np.ascontiguousarray`` of one, is three times slower)."""
+    or a slice for all): a list's bones gathered first, a contiguous run per frame, then transposed into a new array
+    (picking a few bones from a transposed view is three times slower)."""
     picked = np.asarray(channel)
     picked = picked[:, chosen] if isinstance(chosen, slice) else np.take(picked, chosen, axis=1)
     component_major = np.empty(picked.shape[1:] + picked.shape[:1], dtype=dtype)
@@ -108,7 +108,9 @@ def _component_major(channel, chosen, dtype):
 
 def _times_local(offset, local, world, product):
     """``world (3, 4, F) = offset (3, 4, F) @ [local; 0 0 0 1]`` over frames, the sum over the shared axis a term at a time:
-    three times faster than an einsum over a last axis of frames, the sums the same. product: scratch ``(3, 4, F)``."""
+    three times faster than an einsum over a last axis of frames, and the same sums in the same order (bit for bit on
+    x86-64; on arm64 numpy's einsum fuses each multiply-add, so there the last bit may differ). product: scratch
+    ``(3, 4, F)``."""
     np.multiply(offset[:, 0, None], local[0], out=world)
     for j in (1, 2):
         np.multiply(offset[:, j, None], local[j], out=product)
@@ -125,8 +127,8 @@ def forward_kinematics(parents: np.ndarray, rest: np.ndarray, location: np.ndarr
     bones: evaluate only these and their ancestors (the others stay zero).
     dtype: float32 halves time and memory where poses are only compared.
     heads_only: where only positions are read: a bone no evaluated bone hangs
-    from gets its head (the last column) alone, its rotation rows left zero
-    (its rotation and scale turn nothing that is read).
+    from gets its head (the last column) alone, its 3 x 3 rotation and scale
+    left zero (they turn nothing that is read).
 
     The loop runs over bones; within a bone every matrix entry is a whole
     array over frames (entry-major storage), so each product is a handful of
@@ -135,12 +137,13 @@ def forward_kinematics(parents: np.ndarray, rest: np.ndarray, location: np.ndarr
     bone of a short clip in one pass). The result is a transposed view of
     that storage.
     """
-    relative = rest_relative(parents, rest).astype(dtype)
+    relative = rest_relative(parents, rest).astype(dtype, copy=False)
     frames = np.shape(location)[0]
     pose = np.zeros((len(parents), 4, 4, frames), dtype=dtype)  # [bone, row, column] -> (F,) over frames
     needed = list(range(len(parents)) if bones is None else ancestors_and_self(parents, bones))
-    heads = sorted(set(needed) - set(parents[needed].tolist())) if heads_only else []
-    turned = [bone for bone in needed if bone not in heads]
+    hung_from = set(parents[needed].tolist())
+    heads = [bone for bone in needed if bone not in hung_from] if heads_only else []
+    turned = [bone for bone in needed if bone in hung_from] if heads else needed
     chosen = slice(None) if len(turned) == len(parents) else turned
     turned_channels = [_component_major(channel, chosen, dtype) for channel in (location, rotation, scale)]
     block = max(1, LOCAL_BLOCK // max(frames, 1))

@@ -9,7 +9,7 @@ the full rotation angle, the space in which rotation offsets are added.
 import numpy as np
 
 _EPS = 1e-12
-#: Frames :func:`unroll` works through at once.
+#: Frames :func:`unroll` works through at once: 8,192 of 60 bones' signs are 4 MB.
 UNROLL_BLOCK = 8192
 
 
@@ -176,7 +176,7 @@ def unroll(q: np.ndarray, reference: np.ndarray | None = None, out: np.ndarray |
     sample non-negative; ``reference (..., 4)`` optionally fixes the sign of the
     first sample. Vectorized: the flips are a cumulative product of signs,
     :data:`UNROLL_BLOCK` frames at a time (the sign carried from one block to
-    the next), so a long take's temporaries stay small and are reused.
+    the next), so a long take's temporaries stay a few MB, not its size each.
     out: where to write them (``q`` itself turns a long take's quaternions in place, with no second copy).
     """
     q = np.asarray(q, dtype=float)

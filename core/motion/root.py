@@ -30,7 +30,7 @@ def location_travel(clip: Clip, pose: np.ndarray | None = None) -> np.ndarray:
     # Enough evenly spaced frames to see how far each bone goes.
     frames = np.unique(np.linspace(0, clip.num_frames - 1, min(clip.num_frames, TRAVEL_SAMPLES)).astype(int))
     if pose is None:
-        pose = kinematics.clip_forward_kinematics(clip.take_frames(frames), bones=changing, dtype=np.float32)
+        pose = kinematics.clip_forward_kinematics(clip.take_frames(frames), bones=changing, dtype=np.float32, heads_only=True)
     else:
         pose = pose[frames]
     relative = kinematics.rest_relative(clip.parents, clip.rest)[changing, :3, :3]

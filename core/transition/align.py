@@ -150,7 +150,7 @@ def _heads_where_b_has_them(clip, heads, floating):
     location = clip.location.copy()
     relative = kinematics.rest_relative(clip.parents, clip.rest)
     for _ in range(clip.num_bones):
-        pose = kinematics.forward_kinematics(clip.parents, clip.rest, location, clip.rotation, clip.scale)
+        pose = kinematics.forward_kinematics(clip.parents, clip.rest, location, clip.rotation, clip.scale, heads_only=True)
         off = floating & (np.abs(pose[..., :3, 3] - heads).max(axis=(0, 2)) > tolerance)
         off &= ~np.array([_has_ancestor(clip.parents, bone, off) for bone in range(clip.num_bones)])
         if not off.any():

@@ -39,6 +39,17 @@ def test_forward_kinematics_of_a_two_bone_chain():
     assert np.allclose(pose[0, 1, :3, 3], [4.0, 0.0, 0.0])  # rotated +90 about Z: +Y becomes -X
 
 
+def test_rest_relative_is_worked_out_once_and_never_handed_out_to_be_changed():
+    clip = demo.walk_cycle().clip
+    first = kinematics.rest_relative(clip.parents, clip.rest)
+    expected = first.copy()
+    first[:] = 0.0  # a caller writing into its copy
+    again = kinematics.rest_relative(clip.parents, clip.rest)
+    assert np.array_equal(again, expected) and again is not first
+    parent = clip.parents[1]
+    assert np.allclose(clip.rest[parent] @ expected[1], clip.rest[1])  # relative to its parent's rest
+
+
 def test_demo_clip_is_a_deterministic_humanoid_walk():
     first, again = demo.walk_cycle(), demo.walk_cycle()
     clip = first.clip

@@ -100,16 +100,17 @@ def test_unroll_removes_sign_flips(rng):
 
 
 @pytest.mark.parametrize("reference", [False, True])
-def test_unroll_carries_the_sign_from_one_block_of_frames_to_the_next(rng, monkeypatch, reference):
-    """Worked through a few frames at a time (the last block short), each frame keeps the sign a walk through the frames
-    one by one gives it, in place too."""
-    q = rng.normal(size=(100, 3, 4))
-    first = rng.normal(size=(3, 4)) if reference else None
+@pytest.mark.parametrize("shape", [(100, 3, 4), (98, 4)])
+def test_unroll_carries_the_sign_from_one_block_of_frames_to_the_next(rng, monkeypatch, reference, shape):
+    """Worked through a few frames at a time (the last block short, or whole), each frame keeps the sign a walk through
+    the frames one by one gives it, in place too."""
+    q = rng.normal(size=shape)
+    first = rng.normal(size=shape[1:]) if reference else None
     expected = q.copy()
     if reference:
-        expected[0] *= np.where(quat.dot(q[0], first) < 0.0, -1.0, 1.0)[:, None]
+        expected[0] *= np.where(quat.dot(q[0], first) < 0.0, -1.0, 1.0)[..., None]
     for frame in range(1, len(q)):
-        expected[frame] *= np.where(quat.dot(expected[frame], expected[frame - 1]) < 0.0, -1.0, 1.0)[:, None]
+        expected[frame] *= np.where(quat.dot(expected[frame], expected[frame - 1]) < 0.0, -1.0, 1.0)[..., None]
     monkeypatch.setattr(quat, "UNROLL_BLOCK", 7)
     assert np.array_equal(quat.unroll(q, first), expected)
     in_place = q.copy()

@@ -110,7 +110,7 @@ def test_only_heads_poses_the_bones_nothing_hangs_from_by_their_location_alone(m
     rest[:, :3, 3] = rng.normal(size=(count, 3))
     random = (parents, rest, rng.normal(size=(frames, count, 3)), rng.normal(size=(frames, count, 4)), rng.uniform(0.5, 2.0, (frames, count, 3)))
     skeletons = [random, (clip.parents, clip.rest, clip.location, clip.rotation, clip.scale)]
-    for skeleton, dtype, bones in itertools.product(skeletons, (np.float64, np.float32), (None, [2, 4], [0])):
+    for skeleton, dtype, bones in itertools.product(skeletons, (np.float64, np.float32), (None, [2, 4], [1, 2], [0])):  # [1, 2]: a bone asked for that another hangs from
         full = kinematics.forward_kinematics(*skeleton, bones, dtype)
         heads = kinematics.forward_kinematics(*skeleton, bones, dtype, heads_only=True)
         assert np.array_equal(heads[..., :, 3], full[..., :, 3])

@@ -86,9 +86,9 @@ class BvhInfo:
         place it; NaN for a joint without position channels or a root."""
         lengths = np.full(len(self.names), np.nan)
         for joint, layout in enumerate(layouts(self.channels)):
-            if layout.positions and self.parents[joint] >= 0:  # the norm a column at a time: norm(axis=1) of a (F, 3) copy is twice as slow
+            if layout.positions and self.parents[joint] >= 0:
                 x, y, z = (self.motion[:, column] for column in layout.positions)
-                lengths[joint] = np.median(np.sqrt(x * x + y * y + z * z))
+                lengths[joint] = np.median(np.sqrt(x * x + y * y + z * z))  # norm(axis=1) of an (F, 3) copy is twice as slow
         return lengths
 
 
