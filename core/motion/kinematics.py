@@ -107,15 +107,15 @@ def _component_major(channel, chosen, dtype):
 
 
 def _times_local(offset, local, world, product):
-    """``world (3, 4, F) = offset (3, 4, F) @ [local; 0 0 0 1]`` over frames, the sum over the shared axis a term at a time:
-    three times faster than an einsum over a last axis of frames, and the same sums in the same order (bit for bit on
-    x86-64; on arm64 numpy's einsum fuses each multiply-add, so there the last bit may differ). product: scratch
-    ``(3, 4, F)``."""
+    """``world (3, K, F) = offset (3, 4, F) @ [local; 0 .. 0 1]`` over frames for the last ``K`` columns of a local
+    matrix ``local (3, K, F)`` (all four, or the head alone), the sum over the shared axis a term at a time: three times
+    faster than an einsum over a last axis of frames, and the same sums in the same order (bit for bit on x86-64; on
+    arm64 numpy's einsum fuses each multiply-add, so there the last bit may differ). product: scratch ``(3, K, F)``."""
     np.multiply(offset[:, 0, None], local[0], out=world)
     for j in (1, 2):
         np.multiply(offset[:, j, None], local[j], out=product)
         world += product
-    world[:, 3] += offset[:, 3]
+    world[:, -1] += offset[:, 3]
 
 
 def forward_kinematics(parents: np.ndarray, rest: np.ndarray, location: np.ndarray, rotation: np.ndarray, scale: np.ndarray,
@@ -156,7 +156,7 @@ def forward_kinematics(parents: np.ndarray, rest: np.ndarray, location: np.ndarr
             _times_local(_parent_offset(pose, relative, parents, bone), local, world[:3], product)
             world[3, 3] = 1.0
     for bone, head in zip(heads, _component_major(location, heads, dtype)):
-        _head(_parent_offset(pose, relative, parents, bone), head, pose[bone, :3, 3], product[:, 0])
+        _times_local(_parent_offset(pose, relative, parents, bone), head[:, None], pose[bone, :3, 3:], product[:, 3:])
         pose[bone, 3, 3] = 1.0
     return pose.transpose(3, 0, 1, 2)
 
@@ -168,16 +168,6 @@ def _parent_offset(pose, relative, parents, bone):
     if parent < 0:
         return np.broadcast_to(relative[bone, :3, :, None], (3, 4, pose.shape[-1]))
     return relative[bone].T @ pose[parent, :3]  # parent @ relative, as three BLAS products
-
-
-def _head(offset, location, head, product):
-    """``head (3, F) = offset (3, 4, F) @ [location; 1]``: the last column of :func:`_times_local`, the same sums in the
-    same order. product: scratch ``(3, F)``."""
-    np.multiply(offset[:, 0], location[0], out=head)
-    for j in (1, 2):
-        np.multiply(offset[:, j], location[j], out=product)
-        head += product
-    head += offset[:, 3]
 
 
 def clip_forward_kinematics(clip: Clip, bones: list | np.ndarray | None = None, dtype: type = np.float64,

@@ -70,7 +70,6 @@ def _read_back(target, settings, options, fps, entry):
     return clip, np.array(obj.matrix_world)
 
 
-
 def _difference(clip, placement, target, settings, options, entry):
     """What reading ``target`` back gives against the input: ``{"joints_m": largest joint distance over the frames and
     joints both hold (metres), "frames": the output's frames, "bones": joints compared}``; a ``problem`` instead when it
