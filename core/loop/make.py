@@ -1,5 +1,6 @@
 """Make Loop: cut a range out of a clip and close it into a seamless cycle."""
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,6 +60,16 @@ class LoopResult:
     def method(self) -> str:
         """The method the loop was made with ("" when unknown)."""
         return self.params.method if self.params is not None else ""
+
+    @functools.cached_property
+    def joints(self) -> np.ndarray:
+        """The loop's joint positions ``(F, B, 3)`` (clip units, float64), posed once for every measure of its whole length."""
+        return kinematics.clip_joint_positions(self.clip)
+
+    @functools.cached_property
+    def raw_joints(self) -> np.ndarray:
+        """The raw cut's joint positions ``(F, B, 3)``, likewise."""
+        return kinematics.clip_joint_positions(self.raw)
 
 
 def _stitch_channels(x, q, dt, params, pre_x=None, pre_q=None):
@@ -175,19 +186,19 @@ def _kept(made, take, raw, travel_root, before, join=None):
 def _largest_steps(clip, join):
     """Each joint's largest move between two of the ``clip``'s frames ``(B,)``, the step into frame ``join`` left out: as
     played, a CLAMP loop's largest step is one inside its cycle, its last frame being the next cycle's first."""
-    steps = np.linalg.norm(np.diff(kinematics.clip_forward_kinematics(clip, dtype=np.float32, heads_only=True)[..., :3, 3], axis=0), axis=-1)
+    steps = kinematics.lengths(np.diff(kinematics.clip_forward_kinematics(clip, dtype=np.float32, heads_only=True)[..., :3, 3], axis=0))
     return (np.delete(steps, join - 1, axis=0) if join else steps).max(axis=0)
 
 
 def concerns(result: LoopResult, take: Clip) -> tuple[str, ...]:
     """What the verdict on a loop of ``take`` says beyond its seam: feet off the floor, a loop that barely moves."""
-    return verdict.floor_concerns(grounding.floor_height(result.clip)) + verdict.motion_concerns(motion_share(result.clip, take))
+    return verdict.floor_concerns(grounding.floor_height(result.clip, result.joints)) + verdict.motion_concerns(motion_share(result.clip, take))
 
 
 def largest_step_ratio(result: LoopResult) -> float:
     """:func:`..measure.seam.largest_step_ratio` of a CLAMP loop against its raw cut, as it travels."""
     travel_root = result.root if result.root_mode == "TRAVEL" and result.root >= 0 else None
-    return _largest_step_ratio(result.clip, result.raw, travel_root)
+    return _largest_step_ratio(result.clip, result.raw, travel_root, (result.joints, result.raw_joints))
 
 
 def _ends(segment, params, root_blend):

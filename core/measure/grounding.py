@@ -126,15 +126,20 @@ def of_clip(clip: Clip, positions: np.ndarray | None, sources: tuple | list) -> 
     return grounding(own, heights, clip.fps)
 
 
-def floor_height(clip: Clip) -> float:
+def floor_height(clip: Clip, positions: np.ndarray | None = None) -> float:
     """Where a take's feet stand (armature Z, clip units): the median over its seconds of the lowest foot's lowest point.
 
     About 0 for a take on the floor; negative when it stands under it (a file that puts the pelvis at the origin), positive
-    above it. Feet as :func:`of_clip` finds them; a single pose counts as one second.
+    above it. Feet as :func:`of_clip` finds them; a single pose counts as one second. positions: the clip's joints
+    ``(F, B, 3)`` when already posed (:func:`~..motion.kinematics.clip_joint_positions`), else only the legs are posed.
     """
-    sample = clip.take_frames(np.unique(np.linspace(0, clip.num_frames - 1, min(clip.num_frames, 100)).astype(int)))
-    feet, pelvis = legs(clip.bone_names, clip.parents, kinematics.clip_joint_positions(sample))
-    lowest, _ = clip_heights(clip, [clip.bone_names[f] for f in feet], clip.bone_names[pelvis])
+    sampled = np.unique(np.linspace(0, clip.num_frames - 1, min(clip.num_frames, 100)).astype(int))
+    sample = kinematics.clip_joint_positions(clip.take_frames(sampled)) if positions is None else positions[sampled]
+    feet, pelvis = legs(clip.bone_names, clip.parents, sample)
+    if positions is None:
+        lowest, _ = clip_heights(clip, [clip.bone_names[f] for f in feet], clip.bone_names[pelvis])
+    else:
+        lowest, _ = body_heights(positions, feet, pelvis)
     return float(np.median(second_minima(lowest, clip.fps)))
 
 

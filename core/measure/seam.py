@@ -94,7 +94,7 @@ def baseline(positions: np.ndarray, dt: float, floor: float = 0.25, at: np.ndarr
     at = _stencil_centres(len(positions), span) if at is None else at
     inside = kinematics.accelerations(positions, dt, at, span)
     behind, ahead = one_sided_velocities(positions, dt, at, span)
-    jumps = np.linalg.norm(ahead - behind, axis=-1)
+    jumps = kinematics.lengths(ahead - behind)
     floored = []
     for values in (inside, jumps):
         typical = np.percentile(values, 95, axis=0) if len(values) else np.ones(positions.shape[1])
@@ -154,21 +154,22 @@ def seam_metrics(clip: Clip, travel_root: int | None = None, reference: Baseline
 
 def _largest_steps(positions: np.ndarray) -> np.ndarray:
     """Each joint's largest move between two frames ``(B,)`` of positions ``(F, B, 3)``."""
-    return np.linalg.norm(np.diff(positions, axis=0), axis=-1).max(axis=0)
+    return kinematics.lengths(np.diff(positions, axis=0)).max(axis=0)
 
 
-def largest_step_ratio(looped: Clip, raw: Clip, travel_root: int | None = None) -> float:
+def largest_step_ratio(looped: Clip, raw: Clip, travel_root: int | None = None, posed: tuple | None = None) -> float:
     """A one-frame pop: the largest move of a joint between two frames of the loop as played (CLAMP: its last frame is the
     next cycle's first) over that joint's largest in the raw cut, the largest over joints; each joint's own raised to a
     quarter of the median joint's (:func:`floored`), so a joint that hardly moves does not divide by about 0.
 
     Every later cycle is the first moved rigidly (:func:`~..motion.cycles.chain`), so its steps are the first's: the loop
     is posed once, and the step across the wrap (the last frame to the next cycle's second) is added to its own (the
-    same, to rounding, as posing every cycle)."""
-    joints = kinematics.clip_joint_positions(looped)
+    same, to rounding, as posing every cycle). posed: both clips' joint positions
+    (:func:`~..motion.kinematics.clip_joint_positions`) when the caller has them."""
+    joints, raw_joints = posed if posed is not None else (kinematics.clip_joint_positions(looped), kinematics.clip_joint_positions(raw))
     after_wrap = cycles.in_next_cycle(looped.parents, joints[1], cycles.chain(looped, travel_root), travel_root)
-    steps = np.maximum(_largest_steps(joints), np.linalg.norm(after_wrap - joints[-1], axis=-1))
-    own = floored(_largest_steps(kinematics.clip_joint_positions(raw)))
+    steps = np.maximum(_largest_steps(joints), kinematics.lengths(after_wrap - joints[-1]))
+    own = floored(_largest_steps(raw_joints))
     return float((steps / np.maximum(own, 1e-9)).max())
 
 
@@ -180,7 +181,7 @@ def _body_speed(clip: Clip) -> float:
     steps = np.unique(np.linspace(0, clip.num_frames - 2, min(clip.num_frames - 1, BASELINE_SAMPLES)).astype(int))
     positions = kinematics.clip_joint_positions(clip.take_frames(np.r_[steps, steps + 1]))
     about = positions - positions[:, :1]
-    return float(np.linalg.norm(about[len(steps):] - about[:len(steps)], axis=-1).mean() / clip.dt)
+    return float(kinematics.lengths(about[len(steps):] - about[:len(steps)]).mean() / clip.dt)
 
 
 def motion_share(looped: Clip, take: Clip) -> float:

@@ -74,7 +74,7 @@ def _running_max(values: np.ndarray, size: int) -> np.ndarray:
 
 def _speed_changes(position, dt):
     """Changes ``(F,)`` of the horizontal speed of ``position (F, 3)`` at each frame (step after minus step before), per second; 0 at the ends."""
-    speed = np.linalg.norm(np.diff(position[:, :2], axis=0), axis=-1) / dt
+    speed = kinematics.lengths(np.diff(position[:, :2], axis=0)) / dt
     return np.concatenate([[0.0], np.diff(speed), [0.0]])
 
 

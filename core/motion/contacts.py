@@ -31,7 +31,7 @@ def detect_contacts(positions: np.ndarray, dt: float, height_margin: float = 0.0
     height = positions[..., 2]
     floor = np.percentile(height, 2, axis=0)
     speed = np.zeros(height.shape)
-    step = np.linalg.norm(np.diff(positions[..., :2], axis=0), axis=-1) / dt
+    step = kinematics.lengths(np.diff(positions[..., :2], axis=0)) / dt
     speed[1:-1] = 0.5 * (step[1:] + step[:-1])
     speed[0], speed[-1] = step[0], step[-1]
     return (height <= floor + height_margin) & (speed <= max_speed)
@@ -48,7 +48,7 @@ def skating(positions: np.ndarray, contacts: np.ndarray, min_frames: int = 3) ->
 
     Contacts shorter than ``min_frames`` are ignored (a foot passing low).
     """
-    travel = np.linalg.norm(np.diff(positions[..., :2], axis=0), axis=-1)
+    travel = kinematics.lengths(np.diff(positions[..., :2], axis=0))
     path = np.concatenate([np.zeros((1, positions.shape[1])), np.cumsum(travel, axis=0)])
     rows = []
     for joint in range(positions.shape[1]):
@@ -109,6 +109,6 @@ def toe_skating(positions: np.ndarray, toes: np.ndarray, dt: float, frames: slic
     The measure papers use for foot skating; 0 when no toe is ever planted.
     """
     planted = detect_contacts(positions[:, toes], dt)[frames]
-    speed = np.linalg.norm(np.diff(positions[frames][:, toes, :2], axis=0), axis=-1) / dt
+    speed = kinematics.lengths(np.diff(positions[frames][:, toes, :2], axis=0)) / dt
     steps = planted[1:] & planted[:-1]
     return float(speed[steps].mean()) if steps.any() else 0.0

@@ -112,7 +112,7 @@ def _bending_sides(towards_hip, lower, thigh_turn):
     side = lower - np.sum(lower * towards_hip, axis=-1, keepdims=True) * towards_hip
     if thigh_turn is not None:
         local = np.einsum("tji,tj->ti", thigh_turn, side)  # the bend in the thigh's own frame, weighted by how bent
-        straight = np.linalg.norm(side, axis=-1) < np.sin(NEARLY_STRAIGHT) * np.linalg.norm(lower, axis=-1)
+        straight = kinematics.lengths(side) < np.sin(NEARLY_STRAIGHT) * kinematics.lengths(lower)
         side = np.where((straight & (local @ local.sum(axis=0) < 0.0))[:, None], -side, side)
     return side / np.maximum(np.linalg.norm(side, axis=-1, keepdims=True), 1e-9)
 
@@ -127,12 +127,12 @@ def _solve_two_bone(hip, knee, ankle, target, thigh_turn=None):
     short of it.
     """
     upper, lower = knee - hip, ankle - knee
-    l1, l2 = np.linalg.norm(upper, axis=-1), np.linalg.norm(lower, axis=-1)
+    l1, l2 = kinematics.lengths(upper), kinematics.lengths(lower)
     longest = l1 + l2
     # The soft zone starts at the leg's current reach if that is already long,
     # so no correction means no change.
-    soft = np.maximum(SOFT_REACH * longest, np.linalg.norm(ankle - hip, axis=-1))
-    wanted = np.linalg.norm(target - hip, axis=-1)
+    soft = np.maximum(SOFT_REACH * longest, kinematics.lengths(ankle - hip))
+    wanted = kinematics.lengths(target - hip)
     room = np.maximum(longest - soft, 1e-9)
     excess = np.maximum(wanted - soft, 0.0)
     reach = np.where(wanted > soft, soft + room * -np.expm1(-excess / room), wanted)

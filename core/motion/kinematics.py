@@ -201,8 +201,18 @@ def descendants(parents: np.ndarray, bone: int) -> np.ndarray:
     return mask
 
 
+def lengths(vectors: np.ndarray) -> np.ndarray:
+    """Euclidean lengths ``(...)`` of vectors ``(..., n)`` (n at most 7): ``np.linalg.norm(vectors, axis=-1)`` bit for bit
+    (its sum of squares runs in order below eight terms), a term at a time: a reduction over an axis of three takes
+    three times as long as the products."""
+    squares = vectors[..., 0] * vectors[..., 0]
+    for k in range(1, vectors.shape[-1]):
+        squares += vectors[..., k] * vectors[..., k]
+    return np.sqrt(squares)
+
+
 def accelerations(positions: np.ndarray, dt: float, at: np.ndarray, span: int = 1) -> np.ndarray:
     """Acceleration magnitudes ``(len(at), B)`` per second squared of positions ``(F, B, 3)`` at frame indices ``at`` (central
     second differences over ``span`` frames on either side)."""
     at = np.asarray(at)
-    return np.linalg.norm(positions[at + span] - 2.0 * positions[at] + positions[at - span], axis=-1) / (span * dt)**2
+    return lengths(positions[at + span] - 2.0 * positions[at] + positions[at - span]) / (span * dt)**2

@@ -40,7 +40,7 @@ def location_travel(clip: Clip, pose: np.ndarray | None = None) -> np.ndarray:
     has_parent = parents >= 0
     moved[:, has_parent] = np.einsum("fbij,fbj->fbi", pose[:, parents[has_parent], :3, :3], moved[:, has_parent])
     horizontal = moved[..., :2] - moved[:1, :, :2]
-    travel[changing] = np.linalg.norm(horizontal, axis=-1).max(axis=0)
+    travel[changing] = kinematics.lengths(horizontal).max(axis=0)
     return travel
 
 
