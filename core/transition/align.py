@@ -55,8 +55,7 @@ def on_skeleton(clip_b: Clip, clip_a: Clip, labels: tuple[str, str] = CLIP_LABEL
     check_compatible(clip_a, clip_b, labels)
     if (clip_b.bone_names == clip_a.bone_names and np.array_equal(clip_b.parents, clip_a.parents)
             and np.array_equal(clip_b.rest, clip_a.rest)):  # one skeleton (two actions of one armature): B's channels as they are
-        return clip_a.with_channels(frames=clip_b.frames.copy(), location=clip_b.location.copy(), rotation=clip_b.rotation.copy(),
-                                    scale=clip_b.scale.copy())
+        return clip_a.with_channels(**{name: _read_only(getattr(clip_b, name)) for name in ("frames", "location", "rotation", "scale")})
     order = np.array([clip_b.bone_names.index(name) if name in clip_b.bone_names else -1 for name in clip_a.bone_names])
     kept = order < 0
     pose_b = kinematics.clip_forward_kinematics(clip_b)[:, np.maximum(order, 0)]  # (F, A's bones, 4, 4)
@@ -69,6 +68,13 @@ def on_skeleton(clip_b: Clip, clip_a: Clip, labels: tuple[str, str] = CLIP_LABEL
     moved = _heads_where_b_has_them(moved, pose_b[..., :3, 3], ~kept & clip_a.animated_location.any(axis=1))
     # On legs of another length (another rig or subject), the pelvis where B has it would lift the feet off B's floor or sink them.
     return grounding.grounded(moved, grounding.floor_height(clip_b))
+
+
+def _read_only(array):
+    """A view of ``array`` that cannot be written: B's own channels handed on without copying a long take's."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def _turns_from_rest(clip_a, clip_b, order, pose_b):
