@@ -205,6 +205,17 @@ def library_features(clips: list[Clip], joints: str | list | None = None) -> tup
     return library, names
 
 
+def _by_pair_and_cost(pair: np.ndarray, costs: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """The order of candidates by clip pair, then cost, ties by position (i, then j): reproducible. The order
+    ``np.lexsort((j, i, costs, pair))`` gives, sorted on two 64-bit keys instead of four: each pair above its float32
+    cost's bits (made to sort as the floats do, -0 as 0), each i above its j. The merges of a big graph sort every
+    candidate kept so far, in half the time. pair, i, j: non-negative integers under 2**32."""
+    bits = (costs + np.float32(0.0)).view(np.uint32)
+    ordered = np.where(bits >> 31, ~bits, bits | np.uint32(1 << 31)).astype(np.uint64)
+    upper = np.uint64(32)
+    return np.lexsort(((i.astype(np.uint64) << upper) | j.astype(np.uint64), (pair.astype(np.uint64) << upper) | ordered))
+
+
 class _Layout:
     """Where each clip's frames sit in the padded features, and the rules a candidate pair must pass."""
 
@@ -218,6 +229,16 @@ class _Layout:
         shorter = np.minimum(seconds[:, None], seconds[None, :])
         self.per_pair = np.maximum(MIN_PER_PAIR, np.ceil(shorter / SPACING_SECONDS)).astype(int)
         self.ceiling = np.full(shorter.shape, np.inf, dtype=np.float32)  # (C, C) the largest distance kept per clip pair
+
+    @functools.cached_property
+    def _row_rules(self):
+        """Per padded row (the last standing for every row past the clips): its clip (-1 in padding), and whether a
+        transition of the shortest blend can leave it and enter it (see :meth:`leaves`, :meth:`enters`). :meth:`keep` runs
+        on every tile's candidates: looking rows up costs a fraction of locating them."""
+        rows = np.arange(int(self.starts[-1] + self.lengths[-1]) + 1)
+        clip, index = self.locate(rows)
+        short = self.blends[-1]
+        return clip.astype(np.int32), self.leaves(clip, index, short), self.enters(clip, index, short)
 
     def locate(self, rows):
         """(clip ``(P,)``, index ``(P,)``) of padded rows; clip -1 for padding."""
@@ -250,20 +271,17 @@ class _Layout:
     def keep(self, i, j, costs):
         """The candidates worth keeping: i < j, usable one way at least, far enough apart in one clip, under their pair's
         ceiling, the best per clip pair."""
-        upper = i < j
-        i, j, costs = i[upper], j[upper], costs[upper]
-        (clip_a, index_a), (clip_b, index_b) = self.locate(i), self.locate(j)
-        short = self.blends[-1]
-        fine = ((self.leaves(clip_a, index_a, short) & self.enters(clip_b, index_b, short))
-                | (self.leaves(clip_b, index_b, short) & self.enters(clip_a, index_a, short)))
-        fine &= (clip_a != clip_b) | (np.abs(index_a - index_b) >= self.min_jump)
+        clip_row, leaves, enters = self._row_rules
+        row_a, row_b = np.minimum(i, len(clip_row) - 1), np.minimum(j, len(clip_row) - 1)
+        clip_a, clip_b = clip_row[row_a], clip_row[row_b]
+        fine = (i < j) & ((leaves[row_a] & enters[row_b]) | (leaves[row_b] & enters[row_a]))
+        fine &= (clip_a != clip_b) | (np.abs(i - j) >= self.min_jump)  # rows of one clip are as far apart as its frames
         fine &= costs <= self.ceiling[np.maximum(clip_a, 0), np.maximum(clip_b, 0)]
-        i, j, costs, clip_a, clip_b = i[fine], j[fine], costs[fine], clip_a[fine], clip_b[fine]
-        order = np.lexsort((j, i, costs, clip_b, clip_a))  # by pair, then cost (ties by position: reproducible)
-        pair = clip_a[order] * len(self.lengths) + clip_b[order]
-        first = np.r_[0, np.flatnonzero(np.diff(pair)) + 1]
-        rank = np.arange(len(order)) - np.repeat(first, np.diff(np.r_[first, len(order)]))
-        chosen = order[rank < self.per_pair[clip_a[order], clip_b[order]]]
+        i, j, costs, pair = i[fine], j[fine], costs[fine], (clip_a * len(self.lengths) + clip_b)[fine]
+        order = _by_pair_and_cost(pair, costs, i, j)
+        pair = pair[order]
+        rank = np.arange(len(pair)) - np.searchsorted(pair, pair)  # place within its pair: the pairs are in order
+        chosen = order[rank < self.per_pair.ravel()[pair]]
         return i[chosen], j[chosen], costs[chosen]
 
 
