@@ -89,6 +89,14 @@ def clip_heights(clip: Clip, feet: list[str], pelvis: str) -> tuple[np.ndarray, 
     return body_heights(positions, list(range(len(feet))), len(feet))
 
 
+def _own_heights(clip, positions, feet, pelvis):
+    """:func:`body_heights` of ``clip``'s joints ``feet`` and ``pelvis`` (indices): read from its joints ``positions
+    (F, B, 3)`` when it is posed already, else posing only their chains (:func:`clip_heights`)."""
+    if positions is None:
+        return clip_heights(clip, [clip.bone_names[f] for f in feet], clip.bone_names[pelvis])
+    return body_heights(positions, feet, pelvis)
+
+
 def grounding(result: tuple[np.ndarray, np.ndarray], sources: list, fps: float) -> Grounding:
     """:class:`Grounding` of a result against the clips it was made from.
 
@@ -122,7 +130,7 @@ def of_clip(clip: Clip, positions: np.ndarray | None, sources: tuple | list) -> 
     feet = np.array([f for f in feet if all(clip.bone_names[f] in names for names in given)] or feet)  # an importer's end bones
     names = [clip.bone_names[f] for f in feet], clip.bone_names[pelvis]
     heights = [body_heights(s, feet, pelvis) if isinstance(s, np.ndarray) else clip_heights(s, *names) for s in sources]
-    own = clip_heights(clip, *names) if positions is None else body_heights(positions, feet, pelvis)
+    own = _own_heights(clip, positions, feet, pelvis)
     return grounding(own, heights, clip.fps)
 
 
@@ -136,10 +144,7 @@ def floor_height(clip: Clip, positions: np.ndarray | None = None) -> float:
     sampled = np.unique(np.linspace(0, clip.num_frames - 1, min(clip.num_frames, 100)).astype(int))
     sample = kinematics.clip_joint_positions(clip.take_frames(sampled)) if positions is None else positions[sampled]
     feet, pelvis = legs(clip.bone_names, clip.parents, sample)
-    if positions is None:
-        lowest, _ = clip_heights(clip, [clip.bone_names[f] for f in feet], clip.bone_names[pelvis])
-    else:
-        lowest, _ = body_heights(positions, feet, pelvis)
+    lowest, _ = _own_heights(clip, positions, feet, pelvis)
     return float(np.median(second_minima(lowest, clip.fps)))
 
 

@@ -109,3 +109,17 @@ def test_affine_inverse_matches_lapack_on_scaled_rotated_transforms():
     m[..., 3, 3] = 1.0
     assert np.abs(kinematics.affine_inverse(m) - np.linalg.inv(m)).max() < 1e-12
     assert np.abs(kinematics.affine_inverse(m) @ m - np.eye(4)).max() < 1e-12
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lengths_are_numpys_norm_bit_for_bit(dtype):
+    rng = np.random.default_rng(3)
+    for width in range(1, 8):
+        for scale in (1e-6, 1.0, 1e5):
+            vectors = (rng.normal(size=(500, 7, width)) * scale).astype(dtype)
+            for shaped in (vectors, vectors[::3, 1:5], np.swapaxes(vectors, 0, 1)):  # strided and transposed views too
+                found = kinematics.lengths(shaped)
+                assert found.dtype == dtype and np.array_equal(found, np.linalg.norm(shaped, axis=-1))
+    unchanged = vectors.copy()
+    kinematics.lengths(vectors)
+    assert np.array_equal(vectors, unchanged)  # the caller's vectors are never written

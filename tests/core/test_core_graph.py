@@ -208,3 +208,42 @@ def test_path_via_visits_the_targets_in_order(library, graph):
         assert sum(edge["frames"] for edge in timed) == pytest.approx(seconds * fps, abs=graph.settings["blend_frames"] / 2)
     with pytest.raises(GraphError, match="more than the 2 s asked"):
         path_via(graph, ["walk_a", "walk_b", "walk_a"], 2.0)
+
+
+def _kept_by_definition(layout, i, j, costs):
+    """The candidates :meth:`build._Layout.keep` keeps, worked out plainly: each rule on located rows, then a lexsort."""
+    (clip_a, index_a), (clip_b, index_b) = layout.locate(i), layout.locate(j)
+    short = layout.blends[-1]
+    fine = (i < j) & ((layout.leaves(clip_a, index_a, short) & layout.enters(clip_b, index_b, short))
+                      | (layout.leaves(clip_b, index_b, short) & layout.enters(clip_a, index_a, short)))
+    fine &= (clip_a != clip_b) | (np.abs(index_a - index_b) >= layout.min_jump)
+    fine &= costs <= layout.ceiling[np.maximum(clip_a, 0), np.maximum(clip_b, 0)]
+    i, j, costs, clip_a, clip_b = i[fine], j[fine], costs[fine], clip_a[fine], clip_b[fine]
+    order = np.lexsort((j, i, costs, clip_b, clip_a))
+    kept, counts = [], {}
+    for k in order:
+        pair = (clip_a[k], clip_b[k])
+        counts[pair] = counts.get(pair, 0) + 1
+        if counts[pair] <= layout.per_pair[pair]:
+            kept.append(k)
+    return i[kept], j[kept], costs[kept]
+
+
+def test_the_candidate_rule_keeps_what_its_definition_keeps_in_the_same_order():
+    rng = np.random.default_rng(11)
+    window, _, blend, hold, min_jump = build._frame_counts(30.0, None, build.BLEND_SECONDS)
+    lengths = np.array([400, 90, 25, 700])
+    starts = 30 + np.cumsum(np.r_[0, lengths[:-1] + 30])
+    layout = build._Layout(lengths, starts, window, blend, hold, min_jump, 30.0)
+    layout.ceiling[:] = rng.uniform(0.5, 2.0, layout.ceiling.shape).astype(np.float32)
+    rows = int(starts[-1] + lengths[-1] + 60)  # padding before, between and after the clips
+    for _ in range(20):
+        count = 3000
+        i, j = rng.integers(0, rows, count), rng.integers(0, rows, count)
+        tied = rng.choice(np.float32([0.0, -0.0, 0.25, 0.5, 1.0]), count)  # equal costs, and 0 of either sign (one to the rule)
+        costs = np.where(rng.random(count) < 0.5, tied, rng.uniform(0, 2, count).astype(np.float32))
+        expected = _kept_by_definition(layout, i, j, costs)
+        found = layout.keep(i, j, costs)
+        assert len(expected[0]) > 20  # several pairs, each up to its share
+        for a, b in zip(found, expected):
+            assert np.array_equal(a, b)

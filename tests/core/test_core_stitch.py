@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from core import demo
 from core.motion import contacts, kinematics, quat, root as root_motion, sampling
-from core.measure import seam as metrics
+from core.measure import grounding, seam as metrics
 from core.loop import stitch
 from core.motion.cycles import chained_positions, seam_mismatch
 from core.errors import LoopError
@@ -286,3 +286,15 @@ def test_the_largest_step_is_measured_as_three_cycles_play(walk, method):
     rising = result.clip.with_channels(location=location)
     inside = (np.linalg.norm(np.diff(kinematics.clip_joint_positions(rising), axis=0), axis=-1).max(axis=0) / own).max()
     assert inside < 1.1 * as_played and largest_step_ratio(replace(result, clip=rising)) > 3.0 * as_played
+
+
+@pytest.mark.parametrize("feet_named", [True, False])
+def test_the_verdict_reads_the_loops_joints_posed_once_and_gets_what_posing_gives(feet_named):
+    take = demo.walk_cycle(num_frames=300).clip
+    take = take if feet_named else take.with_channels(bone_names=tuple(f"b{k}" for k in range(take.num_bones)))
+    result = make_loop(take, 20, 250)
+    assert np.array_equal(result.joints, kinematics.clip_joint_positions(result.clip))
+    assert np.array_equal(result.raw_joints, kinematics.clip_joint_positions(result.raw))
+    travel = result.root if result.root_mode == "TRAVEL" else None
+    assert largest_step_ratio(result) == metrics.largest_step_ratio(result.clip, result.raw, travel)
+    assert grounding.floor_height(result.clip, result.joints) == grounding.floor_height(result.clip)

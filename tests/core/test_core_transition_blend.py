@@ -230,3 +230,15 @@ def test_clips_must_share_bones_and_frame_rate():
         align.on_skeleton(b.with_channels(bone_names=("Pelvis",) + b.bone_names[1:]), a)
     with pytest.raises(TransitionError, match="fps"):
         blend.transition(a, 60, b.with_channels(fps=24.0), 20, 0.4)
+
+
+def test_b_on_as_own_skeleton_is_a_read_only_view_of_its_channels():
+    a = demo.walk_cycle().clip
+    b = a.with_channels(location=a.location + 0.01)
+    on_a = align.on_skeleton(b, a)
+    for name in ("frames", "location", "rotation", "scale"):
+        channel = getattr(on_a, name)
+        assert np.shares_memory(channel, getattr(b, name)) and np.array_equal(channel, getattr(b, name))
+        with pytest.raises(ValueError):  # a write would change the caller's clip: it fails instead
+            channel[...] = 0.0
+    assert np.array_equal(b.location, a.location + 0.01)
