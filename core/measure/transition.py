@@ -100,11 +100,15 @@ class Yardstick:
     def reference(self, dt: float, run: int) -> np.ndarray:
         """Each joint's typical acceleration peak over ``run`` frames ``(B,)``: the larger of the clips' :func:`run_reference`, floored."""
         if (dt, run) not in self._references:
-            if dt not in self._accelerations:  # the same for every run length
-                self._accelerations[dt] = [inner_accelerations(positions, dt) for positions in self.positions]
-            larger = np.maximum(*(acceleration_peaks(accelerations, run) for accelerations in self._accelerations[dt]))
+            larger = np.maximum(*(acceleration_peaks(accelerations, run) for accelerations in self.accelerations(dt)))
             self._references[dt, run] = metrics.floored(larger)
         return self._references[dt, run]
+
+    def accelerations(self, dt: float) -> list[np.ndarray]:
+        """Each clip's :func:`inner_accelerations` at ``dt``: measured once, the same for every run length."""
+        if dt not in self._accelerations:
+            self._accelerations[dt] = [inner_accelerations(positions, dt) for positions in self.positions]
+        return self._accelerations[dt]
 
     def skating(self, toes: np.ndarray, dt: float) -> float:
         """The larger of the clips' :func:`..motion.contacts.toe_skating` of the joints ``toes``, per second."""

@@ -10,6 +10,7 @@ speed jump or turn beyond the clips' own, toe skating <= 1.5 times theirs.
 
 import numbers
 import dataclasses
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -159,14 +160,31 @@ def _context(clip, starts, span):
     return max(min(starts) - context, 0), min(max(starts) + span + context + 1, clip.num_frames)
 
 
-def _searched_parts(clip_a, clip_b, starts, longest):
-    """(offset, stop) indices of the parts of both clips a search blends (see :func:`_context`), the parts, and the
-    :class:`..measure.transition.Yardstick` of the parts and of the whole clips: the clips posed once, the parts' joints theirs."""
+def _measuring_whole(clip_a, clip_b) -> Future:
+    """The whole clips' :class:`..measure.transition.Yardstick`, their accelerations measured, made on a thread of its own
+    while the search runs (only the blend made on the whole clips needs it): posing them is long numpy passes that let go
+    of the GIL."""
+    def measured():
+        whole = measure.Yardstick(clip_a, clip_b, clip_a.bone_names)
+        whole.accelerations(clip_a.dt)
+        return whole
+
+    pool = ThreadPoolExecutor(1)
+    try:
+        return pool.submit(measured)
+    finally:
+        pool.shutdown(wait=False)  # the thread ends with its work, collected or not
+
+
+def _searched_parts(clip_a, clip_b, starts, longest, measuring):
+    """(offset, stop) indices of the parts of both clips a search blends (see :func:`_context`), the parts, and their
+    :class:`..measure.transition.Yardstick`: the whole clips' (``measuring``'s) when the parts are the clips, else of
+    the parts alone (posing runs frame by frame: a part's joints are the clip's on its frames)."""
     spans = [_context(clip, [start[k] for start in starts], longest) for k, clip in enumerate((clip_a, clip_b))]
     near = tuple(clip.slice_frames(*span) for clip, span in zip((clip_a, clip_b), spans))
-    whole = measure.Yardstick(clip_a, clip_b, clip_a.bone_names)
-    own = measure.Yardstick(*near, clip_a.bone_names, [positions[slice(*span)] for positions, span in zip(whole.positions, spans)])
-    return spans, near, own, whole
+    if spans == [(0, clip_a.num_frames), (0, clip_b.num_frames)]:
+        return spans, near, measuring.result()
+    return spans, near, measure.Yardstick(*near, clip_a.bone_names)
 
 
 def _search_root(near):
@@ -237,6 +255,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     given = clip_a, clip_b  # the floor and heights the result must keep
     clip_b = on_skeleton(clip_b, clip_a, labels)  # B on A's bones and rest: one clear error before any work, then one skeleton throughout
     _check_long_enough(clip_a, clip_b, method, length, labels)
+    measuring = _measuring_whole(clip_a, clip_b)
     poses = [kinematics.clip_forward_kinematics(clip, dtype=np.float32) for clip in (clip_a, clip_b)]
     fa, fb = points.matching_features(clip_a, clip_b, joints, poses, weights, labels)
     window = max(1, min(int(round(points.WINDOW_SECONDS * clip_a.fps)), len(fa), len(fb)))
@@ -252,7 +271,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
 
     lengths = LENGTHS if length is None else (length,)
     methods = blend.METHODS if method == "AUTO" else (method,)
-    ((offset_a, stop_a), (offset_b, stop_b)), near, own, whole = _searched_parts(clip_a, clip_b, starts, int(round(max(lengths) * clip_a.fps)))
+    ((offset_a, stop_a), (offset_b, stop_b)), near, own = _searched_parts(clip_a, clip_b, starts, int(round(max(lengths) * clip_a.fps)), measuring)
     root, tracks = _search_root(near)  # found once for all the search's blends
     best, failure = None, None
     for index_a, index_b in starts:  # a few points x lengths x methods: each blend is one vectorized pass
@@ -278,6 +297,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
         _no_blend(failure, root, near, labels)
     _, metrics, result, (index_a, index_b, seconds, chosen, pairs, shortened) = best
     if (stop_a - offset_a, stop_b - offset_b) != (clip_a.num_frames, clip_b.num_frames):  # searched on parts: make it on the whole clips
+        whole = measuring.result()
         result = blend.transition(clip_a, index_a, clip_b, index_b, seconds, chosen, pairs=pairs, lock_feet=lock_feet, align_b=align,
                                   labels=labels, still_before=still_before)
         metrics = measure.transition_metrics(result, clip_a, clip_b, made_from=given, yardstick=whole,

@@ -1,6 +1,8 @@
 """make_transition, numpy only: the point given or found, the blend chosen, the picture and the time warp it reports."""
 
+import concurrent.futures
 import dataclasses
+import threading
 
 import numpy as np
 import pytest
@@ -152,6 +154,32 @@ def test_the_search_measures_the_clips_own_motion_once_for_all_its_blends(monkey
     for (result, *clips), options, kept in made:
         alone = metrics(result, *clips[:2], made_from=options.get("made_from"))
         assert dataclasses.asdict(kept) == pytest.approx(dataclasses.asdict(alone), rel=1e-12, abs=1e-12)  # measured alone
+
+
+def test_the_whole_clips_are_measured_on_another_thread_while_the_search_runs(monkeypatch):
+    """The whole clips' yardstick is made off the calling thread, and the transition is the one made with it measured
+    first; an error while measuring them reaches the caller as it was raised."""
+    a = demo.walk_cycle(num_frames=900, speed=1.2).clip
+    b = demo.walk_cycle(num_frames=900, speed=1.8, period_seconds=0.8, seed=3).clip
+    threads, yardstick = [], measure.Yardstick
+    monkeypatch.setattr(measure, "Yardstick", lambda *args: threads.append((threading.get_ident(), len(args[0].frames))) or yardstick(*args))
+    made = make.make_transition(a, b)
+    assert (a.num_frames, False) in {(frames, ident == threading.get_ident()) for ident, frames in threads}  # the whole clips: elsewhere
+    measured = concurrent.futures.Future()
+    monkeypatch.setattr(make, "_measuring_whole", lambda *clips: measured.set_result(yardstick(*clips, clips[0].bone_names)) or measured)
+    first = make.make_transition(a, b)
+    assert np.array_equal(made.clip.rotation, first.clip.rotation) and np.array_equal(made.clip.location, first.clip.location)
+    assert dataclasses.asdict(made.metrics) == pytest.approx(dataclasses.asdict(first.metrics), rel=0, abs=0, nan_ok=True)
+
+    def fails_on_the_whole_clips(clip_a, *args):
+        if clip_a.num_frames == a.num_frames:
+            raise TransitionError("posing failed")
+        return yardstick(clip_a, *args)
+
+    monkeypatch.undo()
+    monkeypatch.setattr(measure, "Yardstick", fails_on_the_whole_clips)
+    with pytest.raises(TransitionError, match="posing failed"):
+        make.make_transition(a, b)
 
 
 def test_a_chosen_length_is_shortened_to_what_short_clips_leave_room_for():
