@@ -558,7 +558,8 @@ def _candidates(left, right, layout, separation, progress, workers, map_blocks, 
         return scan.scan(left, right, layout.window, separation, ceiling, layout.keep, progress, workers=workers, map_blocks=map_blocks)
     return pruning.pruned_scan(left, right, layout.window, separation, ceiling, layout.keep, layout.limits, layout.clip_of,
                                map_blocks or functools.partial(scan.threaded_map, workers=workers),
-                               scan.block_pairs(len(left), layout.window, separation), progress)
+                               scan.block_pairs(len(left), layout.window, separation), progress,
+                               batch=None if map_blocks is None else pruning.CLUSTER_BATCH)
 
 
 def build_graph(clips: list[Clip], names: list[str], threshold: float | None = None, window_seconds: float | None = None,
@@ -576,8 +577,9 @@ def build_graph(clips: list[Clip], names: list[str], threshold: float | None = N
     block of the distance map. blend_seconds: each transition's blend.
     workers: threads scanning the map. map_blocks(function, shared, pairs):
     where the map's blocks run instead (e.g. a cluster): an iterator of
-    ``function(shared, pair)`` in the pairs' order, see :func:`.scan.scan`;
-    the graph does not depend on it. prune: scan exactly only the tiles of
+    ``function(shared, pair)`` in the pairs' order, see :func:`.scan.scan`,
+    each call a task of :data:`.prune.CLUSTER_BATCH` tiles; the graph does
+    not depend on it. prune: scan exactly only the tiles of
     the map where a kept candidate could lie (:mod:`.prune`; the graph of
     the scan of every block, which False runs, but where windows repeat and
     float32 rounding chooses among equal ones). GraphError (one line)

@@ -35,7 +35,8 @@ TILE = 170  # window starts per tile side: 6 to a block (the exact scan of a til
 DIMS = 4  # principal axes the coarse pass compares per frame (its product: window x DIMS + 2 columns)
 REFRESH = 64  # tiles merged before the limits are worked out again
 CHUNK = 4096  # tiles whose limits are looked up at once (each chunk with the latest)
-BATCH = 32  # tiles per call of the caller's map (coarse blocks: a quarter of that), one task each on a cluster
+BATCH = 32  # tiles per call of a local map (coarse blocks: a quarter of that): few ahead of the limits
+CLUSTER_BATCH = 256  # tiles per task on a cluster (about 0.1 s of work): a task costs its scheduler and client a few ms
 EPSILON = float(np.finfo(np.float32).eps)
 
 
@@ -128,7 +129,7 @@ def _chunk_limits(bound, spans, row, col):
 
 def pruned_scan(left: np.ndarray, right: np.ndarray, window: int, separation: int, threshold: float, keep: Callable,
                 limits: Callable, clip_of: Callable, map_blocks: Callable, blocks: list, progress: Callable | None = None,
-                tile: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                tile: int | None = None, batch: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`.scan.scan`'s candidates, the exact scan run only on the tiles where ``keep`` could keep one.
 
     blocks: the exact scan's ``[(rows, cols)]`` (their sides multiples of
@@ -137,15 +138,16 @@ def pruned_scan(left: np.ndarray, right: np.ndarray, window: int, separation: in
     clips could be kept at (symmetric). clip_of(starts) -> clip index of
     window starts (-1 in padding before the first clip). map_blocks and
     progress as for :func:`.scan.scan` (progress counts each block twice:
-    in the coarse pass, then as the share of the tiles looked at).
+    in the coarse pass, then as the share of the tiles looked at). batch: tiles per call of ``map_blocks``
+    (default :data:`BATCH`; coarse blocks a quarter of that): the outcome does not depend on it.
     """
-    tile = TILE if tile is None else tile
+    tile, batch = TILE if tile is None else tile, BATCH if batch is None else batch
     first, stop = blocks[0][0][0], blocks[-1][1][1]
     if any((r0 - first) % tile or (c0 - first) % tile for (r0, _), (c0, _) in blocks):
         raise ValueError(f"the blocks must start on the grid of {tile}-start tiles")
     total = 2 * len(blocks)  # progress in blocks: the coarse pass, then the tiles (as a share of the blocks)
     minima = []
-    for grid in _batched(map_blocks, tile_minima, (*window_operands(right, window), tile), iter(blocks), max(1, BATCH // 4)):
+    for grid in _batched(map_blocks, tile_minima, (*window_operands(right, window), tile), iter(blocks), max(1, batch // 4)):
         minima.append(grid)
         if progress is not None:
             progress(len(minima), total)
@@ -171,7 +173,7 @@ def pruned_scan(left: np.ndarray, right: np.ndarray, window: int, separation: in
         state["seen"] = len(least)
 
     found, pending = [], 0
-    for found_tile in _batched(map_blocks, scan.scan_pair, (left, right, window, separation, threshold, keep), wanted(), BATCH):
+    for found_tile in _batched(map_blocks, scan.scan_pair, (left, right, window, separation, threshold, keep), wanted(), batch):
         found.append(found_tile)
         pending += len(found_tile[2])
         # Merged in tile order; keep's choice is the same whatever the order. Less often as more are kept (each merge sorts them all).

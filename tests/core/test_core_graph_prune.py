@@ -41,3 +41,23 @@ def test_the_pruned_graph_is_the_exhaustive_one_with_most_tiles_skipped(monkeypa
     tiles = rows * (rows + 1) // 2
     print(f"{len(scanned)} of {tiles} tiles scanned")
     assert 0 < len(scanned) < tiles / 3
+
+
+def test_a_map_of_the_callers_gets_the_tiles_in_bigger_batches_and_the_same_graph(monkeypatch):
+    """Each call of a cluster's map is a task, which costs its scheduler and client a few ms: the tiles go to it
+    :data:`prune.CLUSTER_BATCH` at a time (a local map takes :data:`prune.BATCH`), and the graph is the local one."""
+    clips = walker_library(200, 3)
+    names = ["walk_a", "walk_b", "walk_c"]
+    monkeypatch.setattr(prune, "TILE", 12)
+    local = build.build_graph(clips, names)
+    monkeypatch.setattr(prune, "CLUSTER_BATCH", 8)
+    sizes = {}
+
+    def sequential(function, shared, batches):
+        for batch in batches:
+            sizes.setdefault(shared[0].__name__, []).append(len(batch))
+            yield function(shared, batch)
+
+    mapped = build.build_graph(clips, names, map_blocks=sequential)
+    assert (mapped.nodes, mapped.edges, mapped.stats["left_out"]) == (local.nodes, local.edges, local.stats["left_out"])
+    assert max(sizes["tile_minima"]) <= 2 and max(sizes["scan_pair"]) == 8 and len(sizes["scan_pair"]) > 1  # coarse blocks: a quarter
