@@ -176,15 +176,20 @@ def _measuring_whole(clip_a, clip_b) -> Future:
         pool.shutdown(wait=False)  # the thread ends with its work, collected or not
 
 
+def _on_parts(spans, clip_a, clip_b) -> bool:
+    """Whether the (offset, stop) ``spans`` a search blends are parts of the clips, not the whole clips (the blend found is
+    then made again on the whole clips)."""
+    return tuple(map(tuple, spans)) != ((0, clip_a.num_frames), (0, clip_b.num_frames))
+
+
 def _searched_parts(clip_a, clip_b, starts, longest, measuring):
     """(offset, stop) indices of the parts of both clips a search blends (see :func:`_context`), the parts, and their
     :class:`..measure.transition.Yardstick`: the whole clips' (``measuring``'s) when the parts are the clips, else of
     the parts alone (posing runs frame by frame: a part's joints are the clip's on its frames)."""
     spans = [_context(clip, [start[k] for start in starts], longest) for k, clip in enumerate((clip_a, clip_b))]
     near = tuple(clip.slice_frames(*span) for clip, span in zip((clip_a, clip_b), spans))
-    if spans == [(0, clip_a.num_frames), (0, clip_b.num_frames)]:
-        return spans, near, measuring.result()
-    return spans, near, measure.Yardstick(*near, clip_a.bone_names)
+    own = measure.Yardstick(*near, clip_a.bone_names) if _on_parts(spans, clip_a, clip_b) else measuring.result()
+    return spans, near, own
 
 
 def _search_root(near):
@@ -296,7 +301,7 @@ def make_transition(clip_a: Clip, clip_b: Clip, at: str | tuple = "auto", method
     if best is None:
         _no_blend(failure, root, near, labels)
     _, metrics, result, (index_a, index_b, seconds, chosen, pairs, shortened) = best
-    if (stop_a - offset_a, stop_b - offset_b) != (clip_a.num_frames, clip_b.num_frames):  # searched on parts: make it on the whole clips
+    if _on_parts(((offset_a, stop_a), (offset_b, stop_b)), clip_a, clip_b):  # make it on the whole clips
         whole = measuring.result()
         result = blend.transition(clip_a, index_a, clip_b, index_b, seconds, chosen, pairs=pairs, lock_feet=lock_feet, align_b=align,
                                   labels=labels, still_before=still_before)
