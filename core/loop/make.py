@@ -7,7 +7,8 @@ import numpy as np
 
 from ..errors import LoopError
 from ..measure import grounding, verdict
-from ..measure.seam import clip_baseline, floored, largest_step_ratio as _largest_step_ratio, motion_share, seam_metrics, SeamMetrics
+from ..measure.seam import (clip_baseline, floored, largest_step_ratio as _largest_step_ratio, largest_steps, motion_share, seam_metrics,
+                            SeamMetrics)
 from ..motion import contacts, footlock, kinematics, quat, root as root_motion
 from ..motion.clip import Clip
 from . import stitch, travel
@@ -49,6 +50,7 @@ class LoopResult:
     body: grounding.Grounding = None  # where the loop's body stands against the raw cut's floor and heights
     tried: tuple = ()  # AUTO: a MethodTrial per method made, in stitch.AUTO_METHODS order; () for a method given
     feet_locked: bool = True  # whether the legs were re-solved to keep planted feet still (AUTO drops it when it makes a pop)
+    raw_posed: np.ndarray | None = None  # the raw cut's joint positions, when make_loop posed them already (AUTO's ranking)
 
     @property
     def length(self) -> int:
@@ -69,7 +71,7 @@ class LoopResult:
     @functools.cached_property
     def raw_joints(self) -> np.ndarray:
         """The raw cut's joint positions ``(F, B, 3)``, likewise."""
-        return kinematics.clip_joint_positions(self.raw)
+        return self.raw_posed if self.raw_posed is not None else kinematics.clip_joint_positions(self.raw)
 
 
 def _stitch_channels(x, q, dt, params, pre_x=None, pre_q=None):
@@ -137,6 +139,9 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
 
     candidates = params.candidates()
     trial = _ends(segment, params, root_blend) if len(candidates) > 1 else segment
+    # AUTO weighs pops against the raw cut's steps: posed once, for the report's measures too
+    raw_joints = kinematics.clip_joint_positions(segment) if len(candidates) > 1 else None
+    raw = segment if raw_joints is None else raw_joints
     # AUTO makes each method with the feet locked and without: the lock can make a pop the loop without it does not have.
     locks = (True, False) if params.method == "AUTO" and lock_feet else (lock_feet,)
     made, failure = [], None
@@ -149,31 +154,32 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
         free = _close(clip, trial, first, candidate, travel_root, root_blend, False)
         for lock in locks:
             looped = footlock.lock_feet(trial, free, travel_root) if lock and candidate.method != "NONE" else free
-            made.append((candidate, looped, seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (trial,)), lock))
+            made.append((candidate, looped, seam_metrics(looped, travel_root, reference),
+                         grounding.of_clip(looped, None, (raw if trial is segment else trial,)), lock))
     if not made:
         raise failure
     ranked_whole = trial is segment
-    kept = _kept(made, clip if ranked_whole else trial, segment, travel_root, before, None if ranked_whole else trial.num_frames // 2)
+    kept = _kept(made, clip if ranked_whole else trial, raw_joints, travel_root, before, None if ranked_whole else trial.num_frames // 2)
     chosen, looped, after, body, feet_locked = made[kept]
     if not ranked_whole:  # ranked on the ends: the kept method makes the whole loop
         looped = _close(clip, segment, first, chosen, travel_root, root_blend, feet_locked)
-        after, body = seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (segment,))
+        after, body = seam_metrics(looped, travel_root, reference), grounding.of_clip(looped, None, (raw,))
     tried = tuple(MethodTrial(candidate.method, after if k == kept else seam) for k, (candidate, _, seam, _, lock) in enumerate(made)
                   if lock == feet_locked) if params.method == "AUTO" else ()
     if loop_mode == "WRAP":
         looped = looped.slice_frames(0, looped.num_frames - 1)
     return LoopResult(looped, root if root is not None else -1, mode, before, after, loop_mode, segment, chosen, body, tried,
-                      feet_locked)
+                      feet_locked, raw_joints)
 
 
-def _kept(made, take, raw, travel_root, before, join=None):
+def _kept(made, take, raw_joints, travel_root, before, join=None):
     """Index of the loop AUTO keeps among ``made`` (method, loop, seam, body, feet locked): of those whose own verdict is
-    the best any has (one that pops against the raw cut ``raw``, leaves the floor or shows more than the raw cut's seam
-    ``before`` never stands before one that does not), the one :func:`kept_trial` keeps. join: where a long loop's ends
-    (see :func:`_ends`) meet, a step that is no frame's."""
+    the best any has (one that pops against the raw cut, whose joint positions are ``raw_joints``, leaves the floor or
+    shows more than the raw cut's seam ``before`` never stands before one that does not), the one :func:`kept_trial`
+    keeps. join: where a long loop's ends (see :func:`_ends`) meet, a step that is no frame's."""
     if len(made) == 1:
         return 0
-    own = floored(_largest_steps(raw, None))
+    own = floored(largest_steps(raw_joints))
     pops = [(_largest_steps(looped, join) / np.maximum(own, 1e-9)).max() for _, looped, *_ in made]
     words = [verdict.WORDS.index(verdict.of_seam(seam.visibility, seam.velocity_jump_ratio, body.floor_offset, body.pelvis_offset,
                                                  step_ratio=pop, raw_visibility=before.visibility).word)
@@ -192,7 +198,12 @@ def _largest_steps(clip, join):
 
 def concerns(result: LoopResult, take: Clip) -> tuple[str, ...]:
     """What the verdict on a loop of ``take`` says beyond its seam: feet off the floor, a loop that barely moves."""
-    return verdict.floor_concerns(grounding.floor_height(result.clip, result.joints)) + verdict.motion_concerns(motion_share(result.clip, take))
+    return verdict.floor_concerns(grounding.floor_height(result.clip, result.joints)) + verdict.motion_concerns(loop_motion_share(result, take))
+
+
+def loop_motion_share(result: LoopResult, take: Clip) -> float:
+    """:func:`..measure.seam.motion_share` of the loop against ``take``, the loop's joints posed once."""
+    return motion_share(result.clip, take, result.joints)
 
 
 def largest_step_ratio(result: LoopResult) -> float:

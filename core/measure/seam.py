@@ -152,7 +152,7 @@ def seam_metrics(clip: Clip, travel_root: int | None = None, reference: Baseline
                        float((jump / reference.velocity_jump).max()))
 
 
-def _largest_steps(positions: np.ndarray) -> np.ndarray:
+def largest_steps(positions: np.ndarray) -> np.ndarray:
     """Each joint's largest move between two frames ``(B,)`` of positions ``(F, B, 3)``."""
     return kinematics.lengths(np.diff(positions, axis=0)).max(axis=0)
 
@@ -168,24 +168,27 @@ def largest_step_ratio(looped: Clip, raw: Clip, travel_root: int | None = None, 
     (:func:`~..motion.kinematics.clip_joint_positions`) when the caller has them."""
     joints, raw_joints = posed if posed is not None else (kinematics.clip_joint_positions(looped), kinematics.clip_joint_positions(raw))
     after_wrap = cycles.in_next_cycle(looped.parents, joints[1], cycles.chain(looped, travel_root), travel_root)
-    steps = np.maximum(_largest_steps(joints), kinematics.lengths(after_wrap - joints[-1]))
-    own = floored(_largest_steps(raw_joints))
+    steps = np.maximum(largest_steps(joints), kinematics.lengths(after_wrap - joints[-1]))
+    own = floored(largest_steps(raw_joints))
     return float((steps / np.maximum(own, 1e-9)).max())
 
 
-def _body_speed(clip: Clip) -> float:
+def _body_speed(clip: Clip, joints: np.ndarray | None = None) -> float:
     """The mean speed of a clip's joints about its first bone (the body's own motion, not its travel), per second, over
-    every step between two frames or BASELINE_SAMPLES of them spread evenly over a long take."""
+    every step between two frames or BASELINE_SAMPLES of them spread evenly over a long take. joints: the clip's joint
+    positions ``(F, B, 3)`` when posed already (else the frames measured are posed alone)."""
     if clip.num_frames < 2:
         return 0.0
     steps = np.unique(np.linspace(0, clip.num_frames - 2, min(clip.num_frames - 1, BASELINE_SAMPLES)).astype(int))
-    positions = kinematics.clip_joint_positions(clip.take_frames(np.r_[steps, steps + 1]))
+    measured = np.r_[steps, steps + 1]
+    positions = kinematics.clip_joint_positions(clip.take_frames(measured)) if joints is None else joints[measured]
     about = positions - positions[:, :1]
     return float(kinematics.lengths(about[len(steps):] - about[:len(steps)]).mean() / clip.dt)
 
 
-def motion_share(looped: Clip, take: Clip) -> float:
+def motion_share(looped: Clip, take: Clip, looped_joints: np.ndarray | None = None) -> float:
     """How much a loop moves against the take it was cut from: its joints' mean speed about the first bone over the take's
-    (about 1 for a loop of the take's motion, near 0 for a loop of a still stretch; 1 for a take that does not move)."""
+    (about 1 for a loop of the take's motion, near 0 for a loop of a still stretch; 1 for a take that does not move).
+    looped_joints: the loop's joint positions ``(F, B, 3)`` when posed already."""
     own = _body_speed(take)
-    return _body_speed(looped) / own if own > 0.0 else 1.0
+    return _body_speed(looped, looped_joints) / own if own > 0.0 else 1.0

@@ -12,7 +12,7 @@ from core.measure import grounding, seam as metrics
 from core.loop import stitch
 from core.motion.cycles import chained_positions, seam_mismatch
 from core.errors import LoopError
-from core.loop.make import AUTO_TIE, kept_trial, largest_step_ratio, make_loop
+from core.loop.make import AUTO_TIE, kept_trial, largest_step_ratio, loop_motion_share, make_loop
 
 CONTINUOUS = ("CUBIC", "LINEAR_INERTIALIZE", "SOFTFADE")
 DT = 1.0 / 30.0
@@ -298,3 +298,23 @@ def test_the_verdict_reads_the_loops_joints_posed_once_and_gets_what_posing_give
     travel = result.root if result.root_mode == "TRAVEL" else None
     assert largest_step_ratio(result) == metrics.largest_step_ratio(result.clip, result.raw, travel)
     assert grounding.floor_height(result.clip, result.joints) == grounding.floor_height(result.clip)
+    assert loop_motion_share(result, take) == metrics.motion_share(result.clip, take)
+
+
+@pytest.mark.parametrize("frames", [300, 900])  # ranked on the whole loop, and on a long loop's ends
+def test_auto_and_the_verdict_pose_every_joint_of_the_raw_cut_once(frames, monkeypatch):
+    """AUTO's ranking, the body's grounding and the verdict's measures share one posing of every joint of the raw cut (AUTO
+    measured pops against a posing of its own, in single precision), beside the yardstick's."""
+    take = demo.walk_cycle(num_frames=frames).clip
+    posed, posing = [], kinematics.forward_kinematics
+
+    def recorded(parents, rest, location, rotation, scale, bones=None, *args, **kwargs):
+        posed.append((location, bones))
+        return posing(parents, rest, location, rotation, scale, bones, *args, **kwargs)
+
+    monkeypatch.setattr(kinematics, "forward_kinematics", recorded)
+    result = make_loop(take, take.frames[10], take.frames[-10])
+    assert largest_step_ratio(result) > 0.0 and loop_motion_share(result, take) > 0.0
+    of_every_joint = [location for location, bones in posed if bones is None]
+    raw_cut = [location for location in of_every_joint if np.array_equal(location, result.raw.location)]
+    assert len(raw_cut) == 2  # its yardstick's frames (clip_baseline, every frame of a loop this short) and its joints

@@ -13,7 +13,6 @@ import numpy as np
 from ....core.errors import LoopError, LoopsmithError, NoLoopFound
 from ....core.loop import detect, make as loop, stitch
 from ....core.measure import grounding
-from ....core.measure.seam import motion_share
 from ....files import interrupts, read_motion
 from ....files.write_motion import wrap_closing_frame
 from ... import clips, file_outputs
@@ -52,7 +51,7 @@ def find_and_make(clip, options):
     # Made as CLAMP, written as either: a WRAP action keeps the closing key and ends its range a frame earlier.
     result = loop.make_loop(clip, start, end, params, options.root_mode, options.root_bone, "CLAMP", options.root_blend, options.lock_feet)
     # AUTO resolved: other curves are stitched with the method kept
-    return result, detection, start, end, result.params, round(motion_share(result.clip, clip), 3)
+    return result, detection, start, end, result.params, round(loop.loop_motion_share(result, clip), 3)
 
 
 def _loop_in_numpy(clip, name, path, options, targets, settings, header):
