@@ -289,12 +289,7 @@ def _transition(tail, head, junction, align, lock_feet, reach, labels, still_bef
 
 def _joined(parts, first_frame):
     """One clip of ``parts`` = (clip, start, stop) index ranges played one after the other, frames numbered from ``first_frame``."""
-    pieces = [clip.slice_frames(start, stop) for clip, start, stop in parts]
-    count = sum(piece.num_frames for piece in pieces)
-    return pieces[0].with_channels(frames=first_frame + np.arange(count, dtype=float),
-                                   location=np.concatenate([piece.location for piece in pieces]),
-                                   rotation=quat.unroll(np.concatenate([piece.rotation for piece in pieces])),
-                                   scale=np.concatenate([piece.scale for piece in pieces]))
+    return blend.joined([clip.slice_frames(start, stop) for clip, start, stop in parts], first_frame)
 
 
 def _last_parts(parts, frames):

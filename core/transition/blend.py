@@ -174,12 +174,14 @@ def _crossfaded(a, index_a, b, index_b, root_a, root_b, curve):
     return channels, steps, height, tilt
 
 
-def _joined(parts):
-    """One clip of ``parts`` played one after the other, frames numbered on from the first part's."""
+def joined(parts: list[Clip], first_frame: float | None = None) -> Clip:
+    """One clip of ``parts`` played one after the other, quaternions sign-continuous across them; frames numbered on from
+    ``first_frame`` (default: the first part's first frame)."""
     first = parts[0]
-    rotation = quat.unroll(np.concatenate([part.rotation for part in parts]))
-    count = len(rotation)
-    return first.with_channels(frames=first.frames[0] + np.arange(count, dtype=float), rotation=rotation,
+    rotation = np.concatenate([part.rotation for part in parts])
+    quat.unroll(rotation, out=rotation)  # in place: a long result's quaternions are not copied again
+    start = first.frames[0] if first_frame is None else first_frame
+    return first.with_channels(frames=start + np.arange(len(rotation), dtype=float), rotation=rotation,
                                location=np.concatenate([part.location for part in parts]),
                                scale=np.concatenate([part.scale for part in parts]))
 
@@ -197,7 +199,7 @@ def _faded_in(count, still_before, switch):
 def _planted(result, reference, blended, still_before=0, switch=0):
     """``result`` with the legs :func:`..motion.footlock.lock_feet` re-solved around the blend, and the frames it changed ``(F,)``.
 
-    reference: the parts, in order, of the clip whose frames the feet follow (see :func:`_joined`); only their legs are joined.
+    reference: the parts, in order, of the clip whose frames the feet follow (see :func:`joined`); only their legs are joined.
     blended: mask ``(F,)`` of the frames the blend changed. lock_feet closes
     a loop; played forward then back, the transition is a closed loop whose
     ends are untouched contacts, so only contacts that the blend moved are
@@ -209,7 +211,7 @@ def _planted(result, reference, blended, still_before=0, switch=0):
     there_and_back = np.r_[0:result.num_frames, result.num_frames - 2:-1:-1]
     # The lock reads and re-solves only the legs and the bones above them: only those are played there and back.
     legs = kinematics.ancestors_and_self(result.parents, [ankle for *_, ankle in footlock.leg_chains(result)])
-    locked = footlock.lock_feet(_joined([part.take_bones(legs) for part in reference]).take_frames(there_and_back),
+    locked = footlock.lock_feet(joined([part.take_bones(legs) for part in reference]).take_frames(there_and_back),
                                 result.take_bones(legs, there_and_back), filter_span=LOCK_FILTER_SPAN)
     rotation = result.rotation.copy()
     rotation[:, legs] = locked.rotation[:result.num_frames]
@@ -286,7 +288,7 @@ def transition(clip_a: Clip, frame_a: int, clip_b: Clip, frame_b: int, length: f
                                              quat.multiply(quat.from_axis_angle(_UP, heading), tilt))
         b_placed = align(b, last_b, blend, span, root, root)
 
-    result = _joined([clip_a.slice_frames(0, frame_a + 1), blend.slice_frames(1, span), b_placed.slice_frames(last_b, b.num_frames)])
+    result = joined([clip_a.slice_frames(0, frame_a + 1), blend.slice_frames(1, span), b_placed.slice_frames(last_b, b.num_frames)])
     changed = np.zeros(result.num_frames, dtype=bool)
     changed[frame_a + 1:frame_a + span] = True
     if lock_feet:

@@ -98,7 +98,7 @@ def test_blend_edges_are_position_and_velocity_continuous(method):
     result = blend.transition(a, 60, b, 20, 0.4, method=method, lock_feet=False)
     positions = kinematics.clip_joint_positions(result.clip)
     # The raw cut: A to frame 60, then B from frame 21, aligned, with nothing blended.
-    cut = blend._joined([a.slice_frames(0, 61), align.align(b, 20, a, 60).slice_frames(21, b.num_frames)])
+    cut = blend.joined([a.slice_frames(0, 61), align.align(b, 20, a, 60).slice_frames(21, b.num_frames)])
     cut_jump = _velocity_jump(kinematics.clip_joint_positions(cut), 60)
     own = max(np.percentile([_velocity_jump(kinematics.clip_joint_positions(c), f) for f in range(3, 117)], 95, axis=0).max() for c in (a, b))
     for edge in (result.frame_a, result.blend_end):
@@ -192,7 +192,7 @@ def naive_crossfade(clip_a, frame_a, clip_b, frame_b, length):
     mixed = clip_a.with_channels(frames=np.arange(span + 1.0), location=(1.0 - w) * clip_a.location[index_a] + w * b.location[index_b],
                                  rotation=quat.nlerp(clip_a.rotation[index_a], b.rotation[index_b], weight[:, None]),
                                  scale=(1.0 - w) * clip_a.scale[index_a] + w * b.scale[index_b])
-    clip = blend._joined([clip_a.slice_frames(0, frame_a + 1), mixed.slice_frames(1, span), b.slice_frames(frame_b + span, b.num_frames)])
+    clip = blend.joined([clip_a.slice_frames(0, frame_a + 1), mixed.slice_frames(1, span), b.slice_frames(frame_b + span, b.num_frames)])
     return blend.TransitionResult(clip, (frame_a + 1, frame_a + span - 1), frame_a, frame_b, frame_a + span, frame_b + span,
                                   align.travel_root(clip_a, b), "NAIVE")
 

@@ -34,7 +34,7 @@ def _whole_take_skating(clip):
 def _every_bone_planted(result, reference, blended, still_before=0, switch=0):
     """The foot lock of :func:`..transition.blend._planted` with the whole skeleton played there and back."""
     there_and_back = np.r_[0:result.num_frames, result.num_frames - 2:-1:-1]
-    locked = footlock.lock_feet(blend._joined(reference).take_frames(there_and_back), result.take_frames(there_and_back),
+    locked = footlock.lock_feet(blend.joined(reference).take_frames(there_and_back), result.take_frames(there_and_back),
                                 filter_span=blend.LOCK_FILTER_SPAN)
     rotation = locked.rotation[:result.num_frames]
     weight = blend._faded_in(result.num_frames, still_before, switch)
