@@ -139,7 +139,8 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
 
     candidates = params.candidates()
     trial = _ends(segment, params, root_blend) if len(candidates) > 1 else segment
-    # AUTO weighs pops against the raw cut's steps: posed once, for the report's measures too
+    ranked_whole = trial is segment
+    # AUTO weighs pops against the raw cut's steps: posed once, for the groundings and the report's measures too
     raw_joints = kinematics.clip_joint_positions(segment) if len(candidates) > 1 else None
     raw = segment if raw_joints is None else raw_joints
     # AUTO makes each method with the feet locked and without: the lock can make a pop the loop without it does not have.
@@ -155,10 +156,9 @@ def make_loop(clip: Clip, frame_start: float, frame_end: float, params: stitch.S
         for lock in locks:
             looped = footlock.lock_feet(trial, free, travel_root) if lock and candidate.method != "NONE" else free
             made.append((candidate, looped, seam_metrics(looped, travel_root, reference),
-                         grounding.of_clip(looped, None, (raw if trial is segment else trial,)), lock))
+                         grounding.of_clip(looped, None, (raw if ranked_whole else trial,)), lock))
     if not made:
         raise failure
-    ranked_whole = trial is segment
     kept = _kept(made, clip if ranked_whole else trial, raw_joints, travel_root, before, None if ranked_whole else trial.num_frames // 2)
     chosen, looped, after, body, feet_locked = made[kept]
     if not ranked_whole:  # ranked on the ends: the kept method makes the whole loop
